@@ -1,0 +1,71 @@
+# sfcache: one PGXS Makefile for the loadable module, its SQL scripts,
+# the sfcache-advisor CLI and every test list.
+
+EXTENSION = sfcache
+EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" sfcache.control)
+
+MODULE_big = sfcache
+OBJS = \
+	extension/sfcache.o \
+	extension/shmem.o \
+	extension/version.o
+
+DATA = $(wildcard sql/sfcache--*.sql)
+
+# pg_regress inputs live in regress/sql, expected outputs in ./expected.
+REGRESS = $(patsubst regress/sql/%.sql,%,$(sort $(wildcard regress/sql/*.sql)))
+REGRESS_OPTS = --inputdir=regress --temp-instance=./tmp_check \
+	--temp-config=regress/sfcache.conf
+ISOLATION = $(patsubst regress/specs/%.spec,%,$(sort $(wildcard regress/specs/*.spec)))
+ISOLATION_OPTS = --inputdir=regress --temp-instance=./tmp_check_iso \
+	--temp-config=regress/sfcache.conf
+# TAP tests (regress/t/*.pl) are run by scripts/test through prove, so that
+# the advisor binary built here is on their PATH.
+EXTRA_CLEAN = tmp_check tmp_check_iso results output_iso log regression.* \
+	$(ADVISOR) $(ADVISOR_OBJS)
+
+PG_CPPFLAGS = -DSFCACHE_VERSION=\"$(EXTVERSION)\"
+PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+	-Wno-sign-compare
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+# sfcache-advisor: a frontend program built beside the module. PGXS allows
+# only one of MODULE_big and PROGRAM, so its rules are spelled out here.
+ADVISOR = advisor/sfcache-advisor
+ADVISOR_OBJS = \
+	advisor/main.o \
+	advisor/connect.o
+
+$(ADVISOR_OBJS): CPPFLAGS += -I$(includedir)
+$(ADVISOR_OBJS): advisor/advisor.h
+
+$(ADVISOR): $(ADVISOR_OBJS)
+	$(CC) $(CFLAGS) $(ADVISOR_OBJS) $(libpq_pgport) $(LDFLAGS) $(LDFLAGS_EX) -lm -o $@
+
+$(OBJS): extension/sfcache.h
+
+all: $(ADVISOR)
+
+install: install-advisor
+install-advisor: $(ADVISOR) installdirs
+	$(INSTALL_PROGRAM) $(ADVISOR) '$(DESTDIR)$(bindir)/sfcache-advisor'
+
+uninstall: uninstall-advisor
+uninstall-advisor:
+	rm -f '$(DESTDIR)$(bindir)/sfcache-advisor'
+
+.PHONY: install-advisor uninstall-advisor lint test demo
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+		--std=c99 --inline-suppr --suppress=missingIncludeSystem \
+		-I extension -I advisor extension advisor
+
+test:
+	scripts/test
+
+demo:
+	scripts/demo

@@ -1,0 +1,97 @@
+/*-------------------------------------------------------------------------
+ *
+ * connect.c
+ *		Connecting the way psql does (conninfo or URI, -h/-p/-U, PG*
+ *		environment variables, .pgpass) and refusing an sfcache extension
+ *		whose version is not the advisor's own.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres_fe.h"
+
+#include "advisor.h"
+
+/*
+ * Open a connection or exit with ADVISOR_EXIT_USAGE. Values given as
+ * options override those of the conninfo string, which overrides PG*
+ * variables, exactly as in psql.
+ */
+PGconn *
+advisor_connect(const ConnectOptions *opts)
+{
+	const char *keywords[] = {"host", "port", "user", "dbname",
+	"fallback_application_name", NULL};
+	const char *values[] = {opts->host, opts->port, opts->username,
+	opts->conninfo, "sfcache-advisor", NULL};
+	PGconn	   *conn;
+
+	conn = PQconnectdbParams(keywords, values, true);
+	if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
+	{
+		fprintf(stderr, "sfcache-advisor: could not connect: %s",
+				conn ? PQerrorMessage(conn) : "out of memory\n");
+		PQfinish(conn);
+		exit(ADVISOR_EXIT_USAGE);
+	}
+	return conn;
+}
+
+/*
+ * Check that sfcache is installed in this database at the advisor's own
+ * version, and that the loaded library agrees. Returns the version (to be
+ * freed with PQfreemem-compatible free()); exits with ADVISOR_EXIT_EXTENSION
+ * and a one-line reason otherwise.
+ */
+char *
+advisor_check_extension(PGconn *conn)
+{
+	PGresult   *res;
+	char	   *version;
+
+	res = PQexec(conn,
+				 "SELECT extversion FROM pg_catalog.pg_extension "
+				 "WHERE extname = 'sfcache'");
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+	{
+		fprintf(stderr, "sfcache-advisor: could not read pg_extension: %s",
+				PQerrorMessage(conn));
+		PQclear(res);
+		PQfinish(conn);
+		exit(ADVISOR_EXIT_USAGE);
+	}
+	if (PQntuples(res) == 0)
+	{
+		fprintf(stderr, "sfcache-advisor: extension \"sfcache\" is not installed in database \"%s\"; run CREATE EXTENSION sfcache\n",
+				PQdb(conn));
+		PQclear(res);
+		PQfinish(conn);
+		exit(ADVISOR_EXIT_EXTENSION);
+	}
+	if (strcmp(PQgetvalue(res, 0, 0), SFCACHE_VERSION) != 0)
+	{
+		fprintf(stderr, "sfcache-advisor: extension \"sfcache\" is at version %s but this advisor is version %s; run ALTER EXTENSION sfcache UPDATE TO '%s' or use the matching advisor\n",
+				PQgetvalue(res, 0, 0), SFCACHE_VERSION, SFCACHE_VERSION);
+		PQclear(res);
+		PQfinish(conn);
+		exit(ADVISOR_EXIT_EXTENSION);
+	}
+	PQclear(res);
+
+	res = PQexec(conn, "SELECT sfcache.version()");
+	if (PQresultStatus(res) != PGRES_TUPLES_OK ||
+		strcmp(PQgetvalue(res, 0, 0), SFCACHE_VERSION) != 0)
+	{
+		if (PQresultStatus(res) != PGRES_TUPLES_OK)
+			fprintf(stderr, "sfcache-advisor: the sfcache library is not usable: %s",
+					PQerrorMessage(conn));
+		else
+			fprintf(stderr, "sfcache-advisor: the loaded sfcache library is version %s but this advisor is version %s; restart the server after installing the matching version\n",
+					PQgetvalue(res, 0, 0), SFCACHE_VERSION);
+		PQclear(res);
+		PQfinish(conn);
+		exit(ADVISOR_EXIT_EXTENSION);
+	}
+	version = strdup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return version;
+}

@@ -1,0 +1,18 @@
+/*-------------------------------------------------------------------------
+ *
+ * sfcache.h
+ *		Declarations shared by the files of the sfcache module: each file's
+ *		initialisation entry point, called from _PG_init().
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SFCACHE_H
+#define SFCACHE_H
+
+#include "datatype/timestamp.h"
+
+/* shmem.c */
+extern void SfcacheShmemInit(void);
+extern TimestampTz SfcacheSharedStartedAt(void);
+
+#endif							/* SFCACHE_H */

@@ -1,0 +1,25 @@
+-- The extension installs into its own schema and reports its version.
+CREATE EXTENSION sfcache;
+
+SELECT e.extname, e.extversion, n.nspname AS schema
+FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+WHERE e.extname = 'sfcache';
+
+SELECT sfcache.version() = extversion AS library_matches_sql
+FROM pg_extension WHERE extname = 'sfcache';
+
+SELECT sfcache.started_at() <= now() AS started_before_now;
+
+-- Every function pins its search_path.
+SELECT p.proname, p.proconfig
+FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE n.nspname = 'sfcache'
+ORDER BY p.proname;
+
+-- The "sfcache." prefix is reserved: a misspelt setting is an error.
+SET sfcache.no_such_setting = 'on';
+
+-- The schema cannot be moved.
+CREATE SCHEMA elsewhere;
+ALTER EXTENSION sfcache SET SCHEMA elsewhere;
+DROP SCHEMA elsewhere;

@@ -1,0 +1,49 @@
+# sfcache refuses to load unless preloaded, and its shared memory is created
+# anew on restart and after a backend crash.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('preload');
+$node->init;
+$node->start;
+
+my ($ret, $stdout, $stderr) =
+  $node->psql('postgres', 'CREATE EXTENSION sfcache');
+isnt($ret, 0, 'CREATE EXTENSION fails without preloading');
+like($stderr, qr/sfcache must be loaded via "shared_preload_libraries"/,
+	'the error names the reason');
+like($stderr, qr/HINT:.*shared_preload_libraries/, 'the hint says what to do');
+
+$node->append_conf('postgresql.conf',
+	"shared_preload_libraries = 'sfcache'\nrestart_after_crash = on");
+$node->restart;
+$node->safe_psql('postgres', 'CREATE EXTENSION sfcache');
+is($node->safe_psql('postgres', 'SELECT sfcache.version()'),
+	$node->safe_psql('postgres',
+		"SELECT extversion FROM pg_extension WHERE extname = 'sfcache'"),
+	'library and SQL script agree on the version');
+
+my $started = $node->safe_psql('postgres', 'SELECT sfcache.started_at()');
+$node->restart;
+my $after_restart = $node->safe_psql('postgres', 'SELECT sfcache.started_at()');
+isnt($after_restart, $started, 'a restart creates shared memory anew');
+
+# kill -9 of a backend makes the postmaster reinitialise shared memory.
+my $victim = $node->background_psql('postgres');
+my $victim_pid = $victim->query_safe('SELECT pg_backend_pid()');
+kill 'KILL', $victim_pid;
+$victim->quit;
+$node->poll_query_until('postgres',
+	"SELECT sfcache.started_at() <> '$after_restart'::timestamptz")
+  or die 'server did not come back after the crash';
+pass('the server restarts clean after a backend is killed');
+is($node->safe_psql('postgres', 'SELECT sfcache.version()'),
+	$node->safe_psql('postgres',
+		"SELECT extversion FROM pg_extension WHERE extname = 'sfcache'"),
+	'sfcache works after the crash restart');
+
+$node->stop;
+done_testing();

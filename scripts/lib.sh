@@ -1,0 +1,72 @@
+# scripts/lib.sh: what the README's two commands (scripts/demo, scripts/test)
+# share: installing the Debian packages they need, building and installing
+# sfcache, and running as an unprivileged user, since PostgreSQL refuses to
+# run as root.
+# shellcheck shell=bash
+
+SFC_PACKAGES="make gcc postgresql-15 postgresql-server-dev-15 postgresql-contrib
+	libhiredis-dev redis-server libipc-run-perl cppcheck valgrind"
+SFC_PG_BINDIR=/usr/lib/postgresql/15/bin
+export PG_CONFIG=$SFC_PG_BINDIR/pg_config
+
+sfc_log() { printf '==> %s\n' "$*" >&2; }
+sfc_die() { printf 'error: %s\n' "$*" >&2; exit 2; }
+
+# Run a command as root: directly when we are root, through sudo otherwise.
+sfc_root() {
+	if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# Install whichever of SFC_PACKAGES is missing (Debian 12).
+sfc_install_packages() {
+	local missing="" p
+	for p in $SFC_PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	command -v apt-get >/dev/null || sfc_die "missing packages:$missing (and no apt-get to install them)"
+	sfc_log "installing:$missing"
+	# The packaged cluster is not ours to run; keep apt from creating one.
+	if [ ! -e /etc/postgresql-common/createcluster.conf ]; then
+		sfc_root mkdir -p /etc/postgresql-common
+		echo 'create_main_cluster = false' | sfc_root tee /etc/postgresql-common/createcluster.conf >/dev/null
+	fi
+	sfc_root env DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
+	# shellcheck disable=SC2086
+	sfc_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing >/dev/null
+}
+
+# The user that builds and runs servers: ourselves, or "postgres" under root.
+sfc_run_user() {
+	if [ "$(id -u)" -eq 0 ]; then echo postgres; else id -un; fi
+}
+
+# Run a command as the unprivileged user, keeping the environment we need.
+sfc_as_user() {
+	if [ "$(id -u)" -eq 0 ]; then
+		runuser -u postgres -- env PATH="$PATH" PG_CONFIG="$PG_CONFIG" CI="${CI:-}" "$@"
+	else
+		"$@"
+	fi
+}
+
+# Under root, copy the source tree to a directory the unprivileged user owns,
+# and print it; otherwise print the tree itself.
+sfc_work_tree() {
+	local src=$1 dst
+	if [ "$(id -u)" -ne 0 ]; then echo "$src"; return; fi
+	dst=$(mktemp -d /tmp/sfcache-work.XXXXXX)
+	(cd "$src" && tar --exclude=./.git --exclude='./tmp_check*' -cf - .) | (cd "$dst" && tar -xf -)
+	chown -R postgres: "$dst"
+	echo "$dst"
+}
+
+# Build as the unprivileged user, install as root.
+sfc_build_install() {
+	local tree=$1
+	sfc_log "building in $tree"
+	sfc_as_user make -C "$tree" -s >/dev/null
+	sfc_log "installing into $($PG_CONFIG --pkglibdir)"
+	sfc_root make -C "$tree" -s install PG_CONFIG="$PG_CONFIG" >/dev/null
+}
