@@ -7,7 +7,8 @@
 SFC_PACKAGES="make gcc postgresql-15 postgresql-server-dev-15 postgresql-contrib
 	libhiredis-dev redis-server libipc-run-perl cppcheck valgrind"
 SFC_PG_BINDIR=/usr/lib/postgresql/15/bin
-export PG_CONFIG=$SFC_PG_BINDIR/pg_config
+# A relocated PostgreSQL 15 can be named by PG_CONFIG; the packaged one otherwise.
+export PG_CONFIG=${PG_CONFIG:-$SFC_PG_BINDIR/pg_config}
 
 sfc_log() { printf '==> %s\n' "$*" >&2; }
 sfc_die() { printf 'error: %s\n' "$*" >&2; exit 2; }
