@@ -8,12 +8,26 @@ MODULE_big = sfcache
 OBJS = \
 	extension/sfcache.o \
 	extension/shmem.o \
-	extension/version.o
+	extension/version.o \
+	extension/cache_guc.o \
+	extension/cache_key.o \
+	extension/cache_plan.o \
+	extension/cache_run.o \
+	extension/cache_scan.o \
+	extension/cache_sql.o \
+	extension/cache_stats.o \
+	extension/cache_store.o \
+	extension/cacheable.o \
+	extension/inval.o \
+	extension/relation_settings.o \
+	extension/singleflight.o \
+	extension/test_hold.o
 
 DATA = $(wildcard sql/sfcache--*.sql)
 
 # pg_regress inputs live in regress/sql, expected outputs in ./expected.
-REGRESS = $(patsubst regress/sql/%.sql,%,$(sort $(wildcard regress/sql/*.sql)))
+# install runs first: it is the one that creates the extension.
+REGRESS = install $(filter-out install,$(patsubst regress/sql/%.sql,%,$(sort $(wildcard regress/sql/*.sql))))
 REGRESS_OPTS = --inputdir=regress --temp-instance=./tmp_check \
 	--temp-config=regress/sfcache.conf
 ISOLATION = $(patsubst regress/specs/%.spec,%,$(sort $(wildcard regress/specs/*.spec)))
@@ -45,7 +59,7 @@ $(ADVISOR_OBJS): advisor/advisor.h
 $(ADVISOR): $(ADVISOR_OBJS)
 	$(CC) $(CFLAGS) $(ADVISOR_OBJS) $(libpq_pgport) $(LDFLAGS) $(LDFLAGS_EX) -lm -o $@
 
-$(OBJS): extension/sfcache.h
+$(OBJS): extension/sfcache.h extension/cache_store.h extension/cache_scan.h
 
 all: $(ADVISOR)
 
@@ -59,10 +73,15 @@ uninstall-advisor:
 
 .PHONY: install-advisor uninstall-advisor lint test demo
 
+# cppcheck reads PostgreSQL's headers for its macros (foreach, PG_TRY, ...).
+# unknownEvaluationOrder is suppressed: it misreads the compound literals of
+# PostgreSQL's list_makeN() macros.
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--std=c99 --inline-suppr --suppress=missingIncludeSystem \
-		-I extension -I advisor extension advisor
+		--max-configs=1 -D__GNUC__ -D__x86_64__ --suppress=unknownEvaluationOrder \
+		-I extension -I advisor -I $(includedir_server) -I $(includedir_internal) -I $(includedir) \
+		extension advisor
 
 test:
 	scripts/test

@@ -11,6 +11,7 @@
 
 #include "fmgr.h"
 #include "miscadmin.h"
+#include "utils/queryjumble.h"
 #include "utils/guc.h"
 
 #include "sfcache.h"
@@ -32,7 +33,13 @@ _PG_init(void)
 				 errmsg("sfcache must be loaded via \"shared_preload_libraries\""),
 				 errhint("Add sfcache to the \"shared_preload_libraries\" setting in postgresql.conf and restart the server.")));
 
+	CacheGucInit();
 	SfcacheShmemInit();
+	InvalInit();
+	CachePlanInit();
+	CacheScanInit();
+	RelationSettingsInit();
+	EnableQueryId();
 
 	MarkGUCPrefixReserved("sfcache");
 }

@@ -51,6 +51,9 @@ sfc_shmem_request(void)
 		prev_shmem_request_hook();
 
 	RequestAddinShmemSpace(MAXALIGN(sizeof(SfcacheShared)));
+	RequestAddinShmemSpace(InvalShmemSize());
+	RequestAddinShmemSpace(CacheStoreShmemSize());
+	RequestAddinShmemSpace(CacheStatsShmemSize());
 }
 
 static void
@@ -68,6 +71,9 @@ sfc_shmem_startup(void)
 		sfc_shared->started_at = GetCurrentTimestamp();
 		strlcpy(sfc_shared->version, SFCACHE_VERSION, sizeof(sfc_shared->version));
 	}
+	InvalShmemInit();
+	CacheStoreShmemInit();
+	CacheStatsShmemInit();
 	LWLockRelease(AddinShmemInitLock);
 }
 

@@ -11,10 +11,18 @@ FROM pg_extension WHERE extname = 'sfcache';
 SELECT sfcache.started_at() <= now() AS started_before_now;
 
 -- Every function pins its search_path.
-SELECT p.proname, p.proconfig
+SELECT p.proname
 FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
 WHERE n.nspname = 'sfcache'
+  AND NOT EXISTS (SELECT 1 FROM unnest(p.proconfig) c WHERE c LIKE 'search_path=%')
 ORDER BY p.proname;
+-- What the extension contains.
+SELECT pg_describe_object(classid, objid, 0) AS object
+FROM pg_depend
+WHERE refclassid = 'pg_extension'::regclass
+  AND refobjid = (SELECT oid FROM pg_extension WHERE extname = 'sfcache')
+  AND deptype = 'e'
+ORDER BY 1;
 
 -- The "sfcache." prefix is reserved: a misspelt setting is an error.
 SET sfcache.no_such_setting = 'on';

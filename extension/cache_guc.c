@@ -1,0 +1,96 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_guc.c
+ *		The result cache's settings (sfcache.cache, sfcache.memory, ...).
+ *
+ * Settings that size shared memory are PGC_POSTMASTER; the others can be
+ * set per database, role or session. sfcache.test_hold_leader_lock is for
+ * the isolation tests only: a leader waits on that advisory lock once it has
+ * taken its snapshot, so a test can hold it while followers arrive or a
+ * writer commits; sfcache.test_hold_commit_lock holds a writer between its
+ * pre-commit and commit bumps the same way.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "utils/guc.h"
+
+#include "sfcache.h"
+
+int			sfc_cache_mode = SFC_CACHE_ON;
+int			sfc_memory_mb = 64;
+int			sfc_max_entries = 10000;
+int			sfc_max_entry_size_kb = 1024;
+int			sfc_ttl_s = 300;
+int			sfc_wait_timeout_ms = 10000;
+int			sfc_max_statements = 1000;
+int			sfc_test_hold_leader_lock = 0;
+int			sfc_test_hold_commit_lock = 0;
+
+static const struct config_enum_entry cache_mode_options[] = {
+	{"off", SFC_CACHE_OFF, false},
+	{"coalesce", SFC_CACHE_COALESCE, false},
+	{"on", SFC_CACHE_ON, false},
+	{NULL, 0, false}
+};
+
+void
+CacheGucInit(void)
+{
+	DefineCustomEnumVariable("sfcache.cache",
+							 "Whether read-only statements are coalesced (coalesce) and also kept (on).",
+							 NULL,
+							 &sfc_cache_mode, SFC_CACHE_ON, cache_mode_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.memory",
+							"Shared memory for cached results.",
+							NULL,
+							&sfc_memory_mb, 64, 1, 1024 * 1024,
+							PGC_POSTMASTER, GUC_UNIT_MB, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.max_entries",
+							"Maximum number of cached results.",
+							NULL,
+							&sfc_max_entries, 10000, 16, INT_MAX / 2,
+							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.max_statements",
+							"Maximum number of statement shapes tracked in sfcache.statements.",
+							NULL,
+							&sfc_max_statements, 1000, 16, INT_MAX / 2,
+							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.max_entry_size",
+							"Largest result that is stored; larger ones run uncached.",
+							NULL,
+							&sfc_max_entry_size_kb, 1024, 1, 1024 * 1024,
+							PGC_SUSET, GUC_UNIT_KB, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.ttl",
+							"Longest time a cached result is served.",
+							"Per-relation values set with sfcache.set_ttl() can only shorten it.",
+							&sfc_ttl_s, 300, 1, INT_MAX,
+							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.wait_timeout",
+							"Longest time a statement waits for another backend computing the same result.",
+							"After it, the statement runs by itself.",
+							&sfc_wait_timeout_ms, 10000, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.test_hold_leader_lock",
+							"For tests: a leader waits on this advisory lock key after registering.",
+							NULL,
+							&sfc_test_hold_leader_lock, 0, 0, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.test_hold_commit_lock",
+							"For tests: a writer waits on this advisory lock key between its two commit bumps.",
+							NULL,
+							&sfc_test_hold_commit_lock, 0, 0, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+}

@@ -1,0 +1,136 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_key.c
+ *		Cache keys: 128 bits of hash over the analyzed and rewritten query
+ *		tree with its constants (computed once, when the statement is
+ *		planned), then over the database, the current role and the bound
+ *		parameter values and types (at each execution).
+ *
+ * Results are stored as tuples and converted to text or binary when each
+ * client receives them, so output settings (DateStyle, extra_float_digits,
+ * result formats) need not be part of the key. search_path, collations and
+ * row security policies are resolved in the query tree itself.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "common/hashfn.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "miscadmin.h"
+#include "nodes/nodes.h"
+#include "utils/lsyscache.h"
+
+#include "sfcache.h"
+
+static CacheKey
+hash128(const char *data, int len)
+{
+	CacheKey	key;
+
+	key.hi = hash_bytes_extended((const unsigned char *) data, len, UINT64CONST(0x5fc0ffee));
+	key.lo = hash_bytes_extended((const unsigned char *) data, len, UINT64CONST(0x9e3779b97f4a7c15));
+	return key;
+}
+
+/*
+ * Drop the token positions from a node string: the same statement written
+ * with other white space, or under EXPLAIN, is the same statement.
+ */
+static int
+strip_locations(char *text)
+{
+	static const char *const fields[] = {" :location ", " :stmt_location ", " :stmt_len "};
+	char	   *in = text;
+	char	   *out = text;
+
+	while (*in)
+	{
+		bool		skipped = false;
+
+		for (int i = 0; i < lengthof(fields) && !skipped; i++)
+		{
+			size_t		len = strlen(fields[i]);
+
+			if (strncmp(in, fields[i], len) == 0)
+			{
+				in += len;
+				if (*in == '-')
+					in++;
+				while (*in >= '0' && *in <= '9')
+					in++;
+				skipped = true;
+			}
+		}
+		if (!skipped)
+			*out++ = *in++;
+	}
+	*out = '\0';
+	return out - text;
+}
+
+/* The key of a query tree, constants included, parameters not. */
+CacheKey
+CacheKeyForQuery(Query *query)
+{
+	char	   *text = nodeToString(query);
+	CacheKey	key = hash128(text, strip_locations(text));
+
+	pfree(text);
+	return key;
+}
+
+static void
+append_param(StringInfo buf, ParamExternData *prm)
+{
+	int16		typlen;
+	bool		typbyval;
+
+	appendBinaryStringInfo(buf, (char *) &prm->ptype, sizeof(Oid));
+	appendStringInfoChar(buf, prm->isnull ? 'n' : 'v');
+	if (prm->isnull || !OidIsValid(prm->ptype))
+		return;
+
+	get_typlenbyval(prm->ptype, &typlen, &typbyval);
+	if (typbyval)
+		appendBinaryStringInfo(buf, (char *) &prm->value, sizeof(Datum));
+	else if (typlen == -1)
+	{
+		struct varlena *v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(prm->value));
+		int32		len = VARSIZE_ANY_EXHDR(v);
+
+		appendBinaryStringInfo(buf, (char *) &len, sizeof(len));
+		appendBinaryStringInfo(buf, VARDATA_ANY(v), len);
+	}
+	else
+	{
+		const char *p = DatumGetPointer(prm->value);
+		int32		len = (typlen == -2) ? strlen(p) + 1 : typlen;
+
+		appendBinaryStringInfo(buf, (char *) &len, sizeof(len));
+		appendBinaryStringInfo(buf, p, len);
+	}
+}
+
+/* The full key: the query's, with database, role and parameter values. */
+CacheKey
+CacheKeyWithParams(CacheKey query_key, ParamListInfo params)
+{
+	StringInfoData buf;
+	Oid			role = GetUserId();
+	CacheKey	key;
+
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, (char *) &query_key, sizeof(query_key));
+	appendBinaryStringInfo(&buf, (char *) &MyDatabaseId, sizeof(Oid));
+	appendBinaryStringInfo(&buf, (char *) &role, sizeof(Oid));
+	if (params != NULL)
+	{
+		for (int i = 0; i < params->numParams; i++)
+			append_param(&buf, &params->params[i]);
+	}
+	key = hash128(buf.data, buf.len);
+	pfree(buf.data);
+	return key;
+}

@@ -1,0 +1,250 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_plan.c
+ *		The planner hook: a cacheable top-level SELECT is not planned at all.
+ *		It becomes a one-node plan, a custom scan that carries the analyzed
+ *		query and its key; the scan looks the key up when it runs, and only
+ *		on a miss plans and runs the saved query (cache_scan.c).
+ *
+ * The plan keeps what the executor and the plan cache need from a real
+ * one: every relation's range table entry (so permission checks run on a
+ * hit), and the relation and function dependencies plus the row-security
+ * flag (so the plan cache invalidates it on DDL or a role change). A
+ * generic plan of a prepared statement therefore serves hits without ever
+ * being planned again.
+ *
+ * This file also tracks the statement nesting level, like
+ * pg_stat_statements: only top-level statements are cached.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/planner.h"
+#include "tcop/utility.h"
+
+#include "cache_scan.h"
+
+int			sfc_nesting_level = 0;
+
+static planner_hook_type prev_planner_hook = NULL;
+static ExecutorRun_hook_type prev_ExecutorRun = NULL;
+static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+
+/* Copies of every relation entry of the query tree, for permission checks. */
+static bool
+collect_relations(Node *node, List **rtable)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, collect_relations, rtable,
+								 QTW_EXAMINE_RTES_BEFORE);
+	if (IsA(node, RangeTblEntry))
+	{
+		if (((RangeTblEntry *) node)->rtekind == RTE_RELATION)
+			*rtable = lappend(*rtable, copyObject(node));
+		return false;
+	}
+	return expression_tree_walker(node, collect_relations, rtable);
+}
+
+/* The scan's output: the query's visible columns, by name and type. */
+static void
+build_target_lists(Query *query, List **scan_tlist, List **plan_tlist)
+{
+	ListCell   *lc;
+	AttrNumber	resno = 1;
+
+	*scan_tlist = NIL;
+	*plan_tlist = NIL;
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+		Oid			type = exprType((Node *) tle->expr);
+		int32		typmod = exprTypmod((Node *) tle->expr);
+		Oid			collation = exprCollation((Node *) tle->expr);
+
+		if (tle->resjunk)
+			continue;
+		*scan_tlist = lappend(*scan_tlist,
+							  makeTargetEntry((Expr *) makeNullConst(type, typmod, collation),
+											  resno, tle->resname, false));
+		*plan_tlist = lappend(*plan_tlist,
+							  makeTargetEntry((Expr *) makeVar(INDEX_VAR, resno, type, typmod,
+															   collation, 0),
+											  resno, tle->resname, false));
+		resno++;
+	}
+}
+
+static CustomScan *
+make_cache_scan(Query *query, const char *query_string, int cursorOptions,
+				const CacheableInfo *info)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	CacheKey	key = CacheKeyForQuery(query);
+	SfcScanPrivate priv;
+
+	build_target_lists(query, &cscan->custom_scan_tlist, &cscan->scan.plan.targetlist);
+	cscan->scan.scanrelid = 0;
+	cscan->scan.plan.startup_cost = 0;
+	cscan->scan.plan.total_cost = 0.01;
+	cscan->scan.plan.plan_rows = 1;
+	cscan->scan.plan.plan_width = 0;
+	cscan->flags = 0;
+	cscan->methods = &sfc_scan_plan_methods;
+
+	priv.query = copyObject(query);
+	priv.key = key;
+	priv.relids = info->relids;
+	priv.ttl_s = info->ttl_s;
+	priv.cursor_options = cursorOptions;
+	priv.query_string = query_string;
+	cscan->custom_private = SfcScanPrivateToList(&priv);
+	return cscan;
+}
+
+static PlannedStmt *
+make_cache_plan(Query *query, const char *query_string, int cursorOptions,
+				const CacheableInfo *info)
+{
+	PlannedStmt *stmt = makeNode(PlannedStmt);
+	bool		has_row_security = false;
+
+	stmt->commandType = CMD_SELECT;
+	stmt->queryId = query->queryId;
+	stmt->canSetTag = query->canSetTag;
+	stmt->planTree = (Plan *) make_cache_scan(query, query_string, cursorOptions, info);
+	collect_relations((Node *) query, &stmt->rtable);
+	extract_query_dependencies((Node *) query, &stmt->relationOids,
+							   &stmt->invalItems, &has_row_security);
+	stmt->dependsOnRole = has_row_security;
+	stmt->stmt_location = query->stmt_location;
+	stmt->stmt_len = query->stmt_len;
+	return stmt;
+}
+
+static const char *
+statement_text(Query *query, const char *query_string, int *len)
+{
+	int			location = Max(query->stmt_location, 0);
+
+	*len = query->stmt_len > 0 ? query->stmt_len : (int) strlen(query_string + location);
+	return query_string + location;
+}
+
+static PlannedStmt *
+sfc_planner(Query *parse, const char *query_string, int cursorOptions,
+			ParamListInfo boundParams)
+{
+	if (sfc_nesting_level == 0 && parse->commandType == CMD_SELECT &&
+		!(cursorOptions & (CURSOR_OPT_SCROLL | CURSOR_OPT_HOLD)))
+	{
+		CacheableInfo info;
+		int			len = 0;
+		const char *text = query_string ? statement_text(parse, query_string, &len) : NULL;
+
+		CacheStatsRegisterShape(parse->queryId, text, len);
+		if (sfc_cache_mode == SFC_CACHE_OFF)
+			info.bypass = SFC_BYPASS_DISABLED;
+		else
+			CheckCacheable(parse, query_string, &info);
+		if (info.bypass == SFC_BYPASS_NONE)
+			return make_cache_plan(parse, query_string, cursorOptions, &info);
+		CacheStatsBypass(info.bypass, parse->queryId);
+	}
+
+	if (prev_planner_hook)
+		return prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	return standard_planner(parse, query_string, cursorOptions, boundParams);
+}
+
+/* ---- nesting level ---- */
+
+static void
+sfc_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
+				bool execute_once)
+{
+	sfc_nesting_level++;
+	PG_TRY();
+	{
+		if (prev_ExecutorRun)
+			prev_ExecutorRun(queryDesc, direction, count, execute_once);
+		else
+			standard_ExecutorRun(queryDesc, direction, count, execute_once);
+	}
+	PG_FINALLY();
+	{
+		sfc_nesting_level--;
+	}
+	PG_END_TRY();
+}
+
+static void
+sfc_ExecutorFinish(QueryDesc *queryDesc)
+{
+	sfc_nesting_level++;
+	PG_TRY();
+	{
+		if (prev_ExecutorFinish)
+			prev_ExecutorFinish(queryDesc);
+		else
+			standard_ExecutorFinish(queryDesc);
+	}
+	PG_FINALLY();
+	{
+		sfc_nesting_level--;
+	}
+	PG_END_TRY();
+}
+
+/*
+ * Utility statements run their queries one level down, except EXPLAIN and
+ * EXECUTE, whose statement is the client's own.
+ */
+static void
+sfc_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+				   bool readOnlyTree, ProcessUtilityContext context,
+				   ParamListInfo params, QueryEnvironment *queryEnv,
+				   DestReceiver *dest, QueryCompletion *qc)
+{
+	bool		nests = !IsA(pstmt->utilityStmt, ExplainStmt) &&
+		!IsA(pstmt->utilityStmt, ExecuteStmt);
+
+	if (nests)
+		sfc_nesting_level++;
+	PG_TRY();
+	{
+		if (prev_ProcessUtility)
+			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		if (nests)
+			sfc_nesting_level--;
+	}
+	PG_END_TRY();
+}
+
+void
+CachePlanInit(void)
+{
+	prev_planner_hook = planner_hook;
+	planner_hook = sfc_planner;
+	prev_ExecutorRun = ExecutorRun_hook;
+	ExecutorRun_hook = sfc_ExecutorRun;
+	prev_ExecutorFinish = ExecutorFinish_hook;
+	ExecutorFinish_hook = sfc_ExecutorFinish;
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = sfc_ProcessUtility;
+}

@@ -1,0 +1,447 @@
+/*-------------------------------------------------------------------------
+ *
+ * inval.c
+ *		Exact invalidation on commit: per-relation generation counters in
+ *		shared memory, the writes a transaction makes, and the transaction
+ *		callback that bumps the counters around its commit.
+ *
+ * The protocol (DESIGN.md, "Invalidation"): each relation maps to a slot
+ * of a fixed array of atomics, indexed by a hash of (database, relation);
+ * a collision only invalidates more. A writer bumps the generation of
+ * every relation it modified, with their partition ancestors and
+ * descendants, once before its commit becomes visible (PRE_COMMIT, also
+ * raising the slot's in-flight count) and once after (COMMIT or ABORT,
+ * lowering it). A leader reads the generations, then the in-flight counts,
+ * then takes its snapshot; it refuses to store if a commit was in flight
+ * and stores only if no generation moved by the time it publishes. Entries
+ * are served only while all their generations are current.
+ *
+ * Writes are seen through ExecutorStart (INSERT, UPDATE, DELETE, MERGE,
+ * from clients, SPI, triggers and foreign-key actions alike), the utility
+ * hook (COPY FROM, REFRESH MATERIALIZED VIEW, TRUNCATE, ALTER TABLE,
+ * COMMIT PREPARED) and the object access hook (any other ALTER or DROP of a
+ * relation). TRUNCATE and COMMIT PREPARED bump a global generation that
+ * every entry depends on: they are rare, and their exact set of relations
+ * is not known to this hook.
+ *
+ * Locking: none. The counters are atomics; readers and writers order their
+ * accesses with full barriers (pg_atomic_fetch_add_* is one).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
+#include "catalog/partition.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "common/hashfn.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/bitmapset.h"
+#include "parser/parsetree.h"
+#include "port/atomics.h"
+#include "storage/lmgr.h"
+#include "storage/shmem.h"
+#include "tcop/utility.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "sfcache.h"
+
+#define SFC_GEN_SLOTS 16384
+
+typedef struct GenSlot
+{
+	pg_atomic_uint64 gen;
+	pg_atomic_uint32 inflight;
+} GenSlot;
+
+typedef struct InvalShared
+{
+	pg_atomic_uint64 global_gen;
+	pg_atomic_uint32 global_inflight;
+	GenSlot		slots[SFC_GEN_SLOTS];
+} InvalShared;
+
+static InvalShared *inval = NULL;
+
+/* What the current transaction wrote; kept in TopMemoryContext. */
+static List *written_relids = NIL;
+static Bitmapset *written_slots = NULL;
+static bool written_global = false;
+static bool bumped_pre_commit = false;
+
+static ExecutorStart_hook_type prev_ExecutorStart = NULL;
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+static object_access_hook_type prev_object_access_hook = NULL;
+
+static uint32
+slot_for(Oid relid)
+{
+	return hash_combine(hash_uint32(MyDatabaseId), hash_uint32(relid)) % SFC_GEN_SLOTS;
+}
+
+Size
+InvalShmemSize(void)
+{
+	return MAXALIGN(sizeof(InvalShared));
+}
+
+void
+InvalShmemInit(void)
+{
+	bool		found;
+
+	inval = ShmemInitStruct("sfcache generations", sizeof(InvalShared), &found);
+	if (!found)
+	{
+		pg_atomic_init_u64(&inval->global_gen, 1);
+		pg_atomic_init_u32(&inval->global_inflight, 0);
+		for (int i = 0; i < SFC_GEN_SLOTS; i++)
+		{
+			pg_atomic_init_u64(&inval->slots[i].gen, 1);
+			pg_atomic_init_u32(&inval->slots[i].inflight, 0);
+		}
+	}
+}
+
+/* ---- reading side ---- */
+
+/*
+ * Read the generations of the given relations, before the caller takes the
+ * snapshot it executes with. Returns false when a commit touching one of
+ * them (or a global one) is in flight: such a result must not be stored.
+ */
+bool
+GenSnapshotTake(List *relids, GenSnapshot *snap)
+{
+	ListCell   *lc;
+	bool		quiet = true;
+
+	snap->nslots = 0;
+	foreach(lc, relids)
+	{
+		uint32		slot = slot_for(lfirst_oid(lc));
+		int			i;
+
+		for (i = 0; i < snap->nslots && snap->slots[i] != slot; i++)
+			;
+		if (i == snap->nslots)
+		{
+			Assert(snap->nslots < SFC_MAX_RELS);
+			snap->slots[snap->nslots++] = slot;
+		}
+	}
+
+	snap->global = pg_atomic_read_u64(&inval->global_gen);
+	for (int i = 0; i < snap->nslots; i++)
+		snap->gens[i] = pg_atomic_read_u64(&inval->slots[snap->slots[i]].gen);
+
+	/* The in-flight counts must be read after the generations. */
+	pg_memory_barrier();
+
+	if (pg_atomic_read_u32(&inval->global_inflight) != 0)
+		quiet = false;
+	for (int i = 0; i < snap->nslots && quiet; i++)
+		if (pg_atomic_read_u32(&inval->slots[snap->slots[i]].inflight) != 0)
+			quiet = false;
+
+	/* ... and before the snapshot the caller takes next. */
+	pg_memory_barrier();
+	return quiet;
+}
+
+/* True if no generation has moved from the values given. */
+bool
+GensAreCurrent(uint64 global, int nslots, const uint32 *slots, const uint64 *gens)
+{
+	pg_memory_barrier();
+	if (pg_atomic_read_u64(&inval->global_gen) != global)
+		return false;
+	for (int i = 0; i < nslots; i++)
+		if (pg_atomic_read_u64(&inval->slots[slots[i]].gen) != gens[i])
+			return false;
+	return true;
+}
+
+/* True if no relation of the snapshot has changed since it was taken. */
+bool
+GenSnapshotIsCurrent(const GenSnapshot *snap)
+{
+	return GensAreCurrent(snap->global, snap->nslots, snap->slots, snap->gens);
+}
+
+/* True if the current transaction has written any of the relations. */
+bool
+TransactionWroteAny(List *relids)
+{
+	ListCell   *lc;
+
+	if (written_global)
+		return true;
+	if (written_relids == NIL)
+		return false;
+	foreach(lc, relids)
+		if (list_member_oid(written_relids, lfirst_oid(lc)))
+			return true;
+	return false;
+}
+
+/* ---- writing side ---- */
+
+/* The relation, its partition ancestors and its inheritance descendants. */
+static List *
+relations_affected_by_write(Oid relid)
+{
+	List	   *rels = list_make1_oid(relid);
+
+	if (get_rel_relispartition(relid))
+		rels = list_concat(rels, get_partition_ancestors(relid));
+	if (has_subclass(relid))
+		rels = list_concat_unique_oid(rels, find_all_inheritors(relid, NoLock, NULL));
+	return rels;
+}
+
+/* Remember that the current transaction writes this relation. */
+static void
+note_write(Oid relid)
+{
+	MemoryContext oldcxt;
+	List	   *rels;
+	ListCell   *lc;
+
+	if (!OidIsValid(relid))
+		return;
+	rels = relations_affected_by_write(relid);
+	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+	foreach(lc, rels)
+	{
+		Oid			rel = lfirst_oid(lc);
+
+		if (!list_member_oid(written_relids, rel))
+		{
+			written_relids = lappend_oid(written_relids, rel);
+			written_slots = bms_add_member(written_slots, slot_for(rel));
+		}
+	}
+	MemoryContextSwitchTo(oldcxt);
+	list_free(rels);
+}
+
+static void
+note_write_global(void)
+{
+	written_global = true;
+}
+
+/* Bump now, outside any transaction protocol: for sfcache.invalidate(). */
+void
+InvalidateRelationNow(Oid relid)
+{
+	List	   *rels = relations_affected_by_write(relid);
+	ListCell   *lc;
+
+	foreach(lc, rels)
+		pg_atomic_fetch_add_u64(&inval->slots[slot_for(lfirst_oid(lc))].gen, 1);
+	list_free(rels);
+}
+
+void
+InvalidateAllNow(void)
+{
+	pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+}
+
+/* Before the commit becomes visible: mark in flight and invalidate. */
+static void
+bump_before_commit(void)
+{
+	int			slot = -1;
+
+	while ((slot = bms_next_member(written_slots, slot)) >= 0)
+	{
+		pg_atomic_fetch_add_u32(&inval->slots[slot].inflight, 1);
+		pg_atomic_fetch_add_u64(&inval->slots[slot].gen, 1);
+	}
+	if (written_global)
+	{
+		pg_atomic_fetch_add_u32(&inval->global_inflight, 1);
+		pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+	}
+	bumped_pre_commit = true;
+}
+
+/* After the commit became visible (or the transaction aborted). */
+static void
+bump_after_commit(void)
+{
+	int			slot = -1;
+
+	while ((slot = bms_next_member(written_slots, slot)) >= 0)
+	{
+		pg_atomic_fetch_add_u64(&inval->slots[slot].gen, 1);
+		pg_atomic_fetch_sub_u32(&inval->slots[slot].inflight, 1);
+	}
+	if (written_global)
+	{
+		pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+		pg_atomic_fetch_sub_u32(&inval->global_inflight, 1);
+	}
+}
+
+static void
+forget_writes(void)
+{
+	list_free(written_relids);
+	written_relids = NIL;
+	bms_free(written_slots);
+	written_slots = NULL;
+	written_global = false;
+	bumped_pre_commit = false;
+}
+
+static void
+sfc_xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			if (written_slots != NULL || written_global)
+			{
+				bump_before_commit();
+				TestHoldOnAdvisoryLock(sfc_test_hold_commit_lock);
+			}
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PREPARE:
+			if (bumped_pre_commit)
+				bump_after_commit();
+			forget_writes();
+			break;
+		default:
+			break;
+	}
+}
+
+/* ---- where writes are seen ---- */
+
+static void
+sfc_inval_ExecutorStart(QueryDesc *queryDesc, int eflags)
+{
+	PlannedStmt *stmt = queryDesc->plannedstmt;
+
+	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY) &&
+		(stmt->commandType != CMD_SELECT || stmt->hasModifyingCTE))
+	{
+		ListCell   *lc;
+
+		foreach(lc, stmt->resultRelations)
+			note_write(rt_fetch(lfirst_int(lc), stmt->rtable)->relid);
+	}
+
+	if (prev_ExecutorStart)
+		prev_ExecutorStart(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
+static Oid
+relid_of(RangeVar *rv)
+{
+	return rv ? RangeVarGetRelid(rv, NoLock, true) : InvalidOid;
+}
+
+/* Note the writes a utility statement makes, before it runs. */
+static void
+note_utility_writes(Node *stmt)
+{
+	switch (nodeTag(stmt))
+	{
+		case T_CopyStmt:
+			if (((CopyStmt *) stmt)->is_from)
+				note_write(relid_of(((CopyStmt *) stmt)->relation));
+			break;
+		case T_RefreshMatViewStmt:
+			note_write(relid_of(((RefreshMatViewStmt *) stmt)->relation));
+			break;
+		case T_AlterTableStmt:
+			note_write(relid_of(((AlterTableStmt *) stmt)->relation));
+			break;
+		case T_TruncateStmt:
+			note_write_global();
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+sfc_inval_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+						 bool readOnlyTree, ProcessUtilityContext context,
+						 ParamListInfo params, QueryEnvironment *queryEnv,
+						 DestReceiver *dest, QueryCompletion *qc)
+{
+	Node	   *stmt = pstmt->utilityStmt;
+	bool		commit_prepared = IsA(stmt, TransactionStmt) &&
+		((TransactionStmt *) stmt)->kind == TRANS_STMT_COMMIT_PREPARED;
+
+	note_utility_writes(stmt);
+
+	/*
+	 * COMMIT PREPARED makes another transaction's writes visible, and which
+	 * relations it wrote is not known here: treat it as a global write.
+	 */
+	if (commit_prepared)
+	{
+		pg_atomic_fetch_add_u32(&inval->global_inflight, 1);
+		pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+	}
+	PG_TRY();
+	{
+		if (prev_ProcessUtility)
+			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		if (commit_prepared)
+		{
+			pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+			pg_atomic_fetch_sub_u32(&inval->global_inflight, 1);
+		}
+	}
+	PG_END_TRY();
+}
+
+static void
+sfc_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				  int subId, void *arg)
+{
+	if (prev_object_access_hook)
+		prev_object_access_hook(access, classId, objectId, subId, arg);
+
+	if (classId == RelationRelationId &&
+		(access == OAT_POST_ALTER || access == OAT_DROP) &&
+		IsTransactionState())
+		note_write(objectId);
+}
+
+void
+InvalInit(void)
+{
+	prev_ExecutorStart = ExecutorStart_hook;
+	ExecutorStart_hook = sfc_inval_ExecutorStart;
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = sfc_inval_ProcessUtility;
+	prev_object_access_hook = object_access_hook;
+	object_access_hook = sfc_object_access;
+	RegisterXactCallback(sfc_xact_callback, NULL);
+}

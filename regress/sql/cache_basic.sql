@@ -1,0 +1,59 @@
+-- The result cache: hits and misses, what EXPLAIN shows, flush and
+-- invalidate, and the statistics views.
+CREATE EXTENSION IF NOT EXISTS sfcache;
+SELECT sfcache.reset();
+
+CREATE TABLE course (id int PRIMARY KEY, title text, credits int);
+INSERT INTO course SELECT g, 'course ' || g, g % 5 FROM generate_series(1, 100) g;
+
+-- First a miss (this backend leads), then a hit.
+SELECT count(*), sum(credits) FROM course;
+SELECT count(*), sum(credits) FROM course;
+SELECT hits, misses, stores, entries FROM sfcache.stats;
+
+-- EXPLAIN shows the cache node; ANALYZE shows what happened.
+EXPLAIN (COSTS OFF) SELECT title FROM course WHERE id = 7;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 7;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 7;
+-- Another constant is another key.
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 8;
+
+-- Rows come back identical, in order, with NULLs and wide values.
+INSERT INTO course VALUES (101, NULL, NULL), (102, repeat('x', 5000), 3);
+SELECT id, length(title), credits FROM course WHERE id > 99 ORDER BY id;
+SELECT id, length(title), credits FROM course WHERE id > 99 ORDER BY id;
+-- Columns only used for sorting do not reach the client.
+SELECT title FROM course WHERE id BETWEEN 5 AND 8 ORDER BY credits DESC, id;
+SELECT title FROM course WHERE id BETWEEN 5 AND 8 ORDER BY credits DESC, id;
+-- An empty result is cached too.
+SELECT * FROM course WHERE id < 0;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM course WHERE id < 0;
+
+-- sfcache.invalidate() and sfcache.flush() drop results.
+SELECT sfcache.invalidate('course');
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 7;
+SELECT sfcache.flush();
+SELECT entries FROM sfcache.stats;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 7;
+
+-- Per statement shape: calls, hits, misses, distinct keys.
+SELECT sfcache.reset();
+SELECT title FROM course WHERE id = 1;
+SELECT title FROM course WHERE id = 1;
+SELECT title FROM course WHERE id = 2;
+SELECT query, calls, hits, misses, stores, bypasses, distinct_keys
+FROM sfcache.statements WHERE query LIKE 'SELECT title FROM course%';
+
+-- sfcache.cache = off bypasses, counted under "disabled".
+SET sfcache.cache = off;
+EXPLAIN (COSTS OFF) SELECT title FROM course WHERE id = 1;
+RESET sfcache.cache;
+
+-- Invalid settings are refused.
+SET sfcache.cache = sometimes;
+SET sfcache.wait_timeout = -1;
+SET sfcache.memory = '1GB';
+SET sfcache.ttl = 0;
+
+SELECT bypass_reasons ? 'volatile or stable function' AS counted_volatile FROM sfcache.stats;
+DROP TABLE course;

@@ -1,0 +1,148 @@
+-- Every write path invalidates: after each write, the next read sees it.
+-- Each case reads once (leader), once more (hit), writes, reads again.
+CREATE EXTENSION IF NOT EXISTS sfcache;
+\set hit 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)'
+CREATE TABLE enrollment (id int PRIMARY KEY, student int, course int, grade int);
+INSERT INTO enrollment SELECT g, g % 10, g % 7, 50 FROM generate_series(1, 50) g;
+CREATE VIEW grade_total AS SELECT sum(grade) AS total FROM enrollment;
+
+-- INSERT
+SELECT count(*) FROM enrollment;
+:hit SELECT count(*) FROM enrollment;
+INSERT INTO enrollment VALUES (51, 1, 1, 60);
+SELECT count(*) FROM enrollment;
+
+-- UPDATE
+UPDATE enrollment SET grade = grade + 1 WHERE id = 1;
+SELECT count(*) FROM enrollment;
+SELECT sum(grade) FROM enrollment;
+:hit SELECT sum(grade) FROM enrollment;
+UPDATE enrollment SET grade = grade + 1 WHERE id = 2;
+SELECT sum(grade) FROM enrollment;
+
+-- DELETE
+DELETE FROM enrollment WHERE id = 51;
+SELECT count(*) FROM enrollment;
+
+-- INSERT ... ON CONFLICT
+INSERT INTO enrollment VALUES (1, 1, 1, 100) ON CONFLICT (id) DO UPDATE SET grade = excluded.grade;
+SELECT sum(grade) FROM enrollment;
+
+-- MERGE
+SELECT sum(grade) FROM enrollment;
+MERGE INTO enrollment e USING (VALUES (2, 0)) v(id, grade) ON e.id = v.id
+	WHEN MATCHED THEN UPDATE SET grade = v.grade;
+SELECT sum(grade) FROM enrollment;
+
+-- a view over the table
+SELECT total FROM grade_total;
+:hit SELECT total FROM grade_total;
+UPDATE enrollment SET grade = 0 WHERE id = 3;
+SELECT total FROM grade_total;
+
+-- COPY FROM
+COPY enrollment FROM stdin;
+60	1	1	10
+\.
+SELECT count(*) FROM enrollment;
+
+-- a PL/pgSQL function and an SQL function that write
+CREATE FUNCTION bump_plpgsql() RETURNS void LANGUAGE plpgsql AS
+$$ BEGIN UPDATE enrollment SET grade = grade + 10 WHERE id = 4; END $$;
+CREATE FUNCTION bump_sql() RETURNS void LANGUAGE sql AS
+$$ UPDATE enrollment SET grade = grade + 10 WHERE id = 4 $$;
+SELECT grade FROM enrollment WHERE id = 4;
+:hit SELECT grade FROM enrollment WHERE id = 4;
+SELECT bump_plpgsql();
+SELECT grade FROM enrollment WHERE id = 4;
+SELECT bump_sql();
+SELECT grade FROM enrollment WHERE id = 4;
+DO $$ BEGIN UPDATE enrollment SET grade = 7 WHERE id = 4; END $$;
+SELECT grade FROM enrollment WHERE id = 4;
+
+-- a trigger that writes another table
+CREATE TABLE grade_log (n int);
+INSERT INTO grade_log VALUES (0);
+CREATE FUNCTION log_grade() RETURNS trigger LANGUAGE plpgsql AS
+$$ BEGIN UPDATE grade_log SET n = n + 1; RETURN NEW; END $$;
+CREATE TRIGGER log_grade AFTER UPDATE ON enrollment FOR EACH ROW EXECUTE FUNCTION log_grade();
+SELECT n FROM grade_log;
+:hit SELECT n FROM grade_log;
+UPDATE enrollment SET grade = 1 WHERE id = 5;
+SELECT n FROM grade_log;
+
+-- foreign-key actions
+CREATE TABLE student (id int PRIMARY KEY);
+CREATE TABLE submission (id int PRIMARY KEY, student int REFERENCES student ON DELETE CASCADE);
+INSERT INTO student VALUES (1), (2);
+INSERT INTO submission VALUES (1, 1), (2, 1), (3, 2);
+SELECT count(*) FROM submission;
+:hit SELECT count(*) FROM submission;
+DELETE FROM student WHERE id = 1;
+SELECT count(*) FROM submission;
+
+-- partitions: write to a partition, read the parent; write through the
+-- parent, read the partition
+CREATE TABLE activity (term int, n int) PARTITION BY LIST (term);
+CREATE TABLE activity_1 PARTITION OF activity FOR VALUES IN (1);
+CREATE TABLE activity_2 PARTITION OF activity FOR VALUES IN (2);
+INSERT INTO activity VALUES (1, 1), (2, 2);
+SELECT sum(n) FROM activity;
+:hit SELECT sum(n) FROM activity;
+INSERT INTO activity_2 VALUES (2, 40);
+SELECT sum(n) FROM activity;
+SELECT sum(n) FROM activity_1;
+:hit SELECT sum(n) FROM activity_1;
+INSERT INTO activity VALUES (1, 300);
+SELECT sum(n) FROM activity_1;
+UPDATE activity SET term = 2 WHERE n = 300;
+SELECT sum(n) FROM activity_1;
+
+-- a materialized view, refreshed
+CREATE MATERIALIZED VIEW student_count AS SELECT count(*) AS n FROM student;
+SELECT n FROM student_count;
+:hit SELECT n FROM student_count;
+INSERT INTO student VALUES (3);
+SELECT n FROM student_count;
+REFRESH MATERIALIZED VIEW student_count;
+SELECT n FROM student_count;
+
+-- DDL on a relation
+SELECT * FROM student ORDER BY id;
+ALTER TABLE student ADD COLUMN name text DEFAULT 'anonymous';
+SELECT * FROM student ORDER BY id;
+ALTER TABLE student ALTER COLUMN name SET DEFAULT 'x';
+UPDATE student SET name = DEFAULT WHERE id = 2;
+SELECT * FROM student ORDER BY id;
+
+-- TRUNCATE
+SELECT count(*) FROM grade_log;
+:hit SELECT count(*) FROM grade_log;
+TRUNCATE grade_log;
+SELECT count(*) FROM grade_log;
+
+-- writes in a transaction become visible to others' cached reads on commit;
+-- in the writing transaction itself the cache is bypassed (own write)
+BEGIN;
+UPDATE enrollment SET grade = 99 WHERE id = 6;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT grade FROM enrollment WHERE id = 6;
+SELECT grade FROM enrollment WHERE id = 6;
+ROLLBACK;
+SELECT grade FROM enrollment WHERE id = 6;
+:hit SELECT grade FROM enrollment WHERE id = 6;
+BEGIN;
+DELETE FROM enrollment WHERE id = 6;
+SELECT grade FROM enrollment WHERE id = 6;
+COMMIT;
+SELECT grade FROM enrollment WHERE id = 6;
+
+-- a savepoint rolled back still counts as a write of the transaction
+BEGIN;
+SAVEPOINT s;
+INSERT INTO student VALUES (9);
+ROLLBACK TO SAVEPOINT s;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM student;
+COMMIT;
+
+DROP TABLE enrollment, grade_log, submission, student, activity CASCADE;
+DROP FUNCTION bump_plpgsql(), bump_sql(), log_grade();
