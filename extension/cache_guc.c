@@ -7,8 +7,10 @@
  * set per database, role or session. sfcache.test_hold_leader_lock is for
  * the isolation tests only: a leader waits on that advisory lock once it has
  * taken its snapshot, so a test can hold it while followers arrive or a
- * writer commits; sfcache.test_hold_commit_lock holds a writer between its
- * pre-commit and commit bumps the same way.
+ * writer commits; sfcache.test_hold_follower_lock holds a follower once it
+ * has registered (isolationtester sees lock waits, not condition variable
+ * sleeps); sfcache.test_hold_commit_lock holds a writer between its
+ * pre-commit and commit bumps.
  *
  *-------------------------------------------------------------------------
  */
@@ -29,6 +31,7 @@ int			sfc_wait_timeout_ms = 10000;
 int			sfc_max_statements = 1000;
 int			sfc_test_hold_leader_lock = 0;
 int			sfc_test_hold_commit_lock = 0;
+int			sfc_test_hold_follower_lock = 0;
 
 static const struct config_enum_entry cache_mode_options[] = {
 	{"off", SFC_CACHE_OFF, false},
@@ -86,6 +89,12 @@ CacheGucInit(void)
 							"For tests: a leader waits on this advisory lock key after registering.",
 							NULL,
 							&sfc_test_hold_leader_lock, 0, 0, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.test_hold_follower_lock",
+							"For tests: a follower waits on this advisory lock key once registered.",
+							NULL,
+							&sfc_test_hold_follower_lock, 0, 0, INT_MAX,
 							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.test_hold_commit_lock",

@@ -175,15 +175,16 @@ run_as_leader(SfcScanState *state, CacheKey key)
 	if (state->bypass != SFC_BYPASS_NONE)
 	{
 		SingleflightAbandon(key, state->bypass);
-		CacheStatsBypass(state->bypass, state->priv.query->queryId);
 		state->spill = cap->spill;
 	}
 	else
 	{
 		CachedResult result = {cap->buf.data, cap->buf.len};
 
-		SingleflightPublish(key, &gens, &result, state->priv.ttl_s);
+		state->bypass = SingleflightPublish(key, &gens, &result, state->priv.ttl_s);
 	}
+	if (state->bypass != SFC_BYPASS_NONE)
+		CacheStatsBypass(state->bypass, state->priv.query->queryId);
 	state->rows = cap->buf.data;
 	state->rows_len = cap->buf.len;
 }

@@ -32,6 +32,7 @@ extern int	sfc_wait_timeout_ms;
 extern int	sfc_max_statements;
 extern int	sfc_test_hold_leader_lock;
 extern int	sfc_test_hold_commit_lock;
+extern int	sfc_test_hold_follower_lock;
 
 extern void CacheGucInit(void);
 
@@ -144,8 +145,8 @@ typedef struct CachedResult
 
 extern SfcOutcome SingleflightBegin(CacheKey key, uint64 shape,
 									CachedResult *result, SfcBypass *why);
-extern void SingleflightPublish(CacheKey key, const GenSnapshot *gens,
-								const CachedResult *result, int ttl_s);
+extern SfcBypass SingleflightPublish(CacheKey key, const GenSnapshot *gens,
+									 const CachedResult *result, int ttl_s);
 extern void SingleflightAbandon(CacheKey key, SfcBypass why);
 extern void CacheFlushAll(void);
 

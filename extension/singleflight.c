@@ -213,9 +213,10 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 	if (!register_follower(e, key))
 		return FOLLOW_RETRY;
 
-	ConditionVariablePrepareToSleep(&e->cv);
 	PG_TRY();
 	{
+		TestHoldOnAdvisoryLock(sfc_test_hold_follower_lock);
+		ConditionVariablePrepareToSleep(&e->cv);
 		for (;;)
 		{
 			LWLock	   *lock = StorePartitionLock(e->hashcode);
@@ -317,9 +318,10 @@ SingleflightBegin(CacheKey key, uint64 shape, CachedResult *result, SfcBypass *w
 /*
  * Transition computing -> ready: the leader stores its result, unless a
  * relation it read changed meanwhile or there is no room, in which case
- * the followers are released to run by themselves.
+ * the followers are released to run by themselves. Returns why it was not
+ * stored, or SFC_BYPASS_NONE.
  */
-void
+SfcBypass
 SingleflightPublish(CacheKey key, const GenSnapshot *gens,
 					const CachedResult *result, int ttl_s)
 {
@@ -332,7 +334,7 @@ SingleflightPublish(CacheKey key, const GenSnapshot *gens,
 	if (!DsaPointerIsValid(dp))
 	{
 		SingleflightAbandon(key, SFC_BYPASS_NO_MEMORY);
-		return;
+		return SFC_BYPASS_NO_MEMORY;
 	}
 
 	lock = StorePartitionLock(leading->hashcode);
@@ -341,12 +343,12 @@ SingleflightPublish(CacheKey key, const GenSnapshot *gens,
 		(sfc_cache_mode == SFC_CACHE_COALESCE && leading->waiters == 0))
 	{
 		/* stale already, or nobody to hand it to in coalesce mode */
-		bool		stale = !GenSnapshotIsCurrent(gens);
+		SfcBypass	why = GenSnapshotIsCurrent(gens) ? SFC_BYPASS_NONE : SFC_BYPASS_COMMIT_IN_FLIGHT;
 
 		LWLockRelease(lock);
 		StoreFreeResult(dp);
-		SingleflightAbandon(key, stale ? SFC_BYPASS_COMMIT_IN_FLIGHT : SFC_BYPASS_NONE);
-		return;
+		SingleflightAbandon(key, why);
+		return why;
 	}
 	StoreAttachResult(leading, dp, size);
 	leading->state = ENTRY_READY;
@@ -358,6 +360,7 @@ SingleflightPublish(CacheKey key, const GenSnapshot *gens,
 	CacheStatsStored(leading->shape, size);
 	leading = NULL;
 	LWLockRelease(lock);
+	return SFC_BYPASS_NONE;
 }
 
 /*
