@@ -8,7 +8,25 @@ MODULE_big = sfcache
 OBJS = \
 	extension/sfcache.o \
 	extension/shmem.o \
-	extension/version.o
+	extension/version.o \
+	$(ADVICE_OBJS)
+
+# Index advice and hypothetical indexes (issue 4).
+ADVICE_OBJS = \
+	extension/advice_build.o \
+	extension/advice_existing.o \
+	extension/advice_hooks.o \
+	extension/advice_qual.o \
+	extension/advice_rules.o \
+	extension/advice_sql.o \
+	extension/advice_store.o \
+	extension/advice_verify.o \
+	extension/advice_walk.o \
+	extension/whatif.o \
+	extension/whatif_ddl.o \
+	extension/whatif_plan.o \
+	extension/whatif_size.o \
+	extension/whatif_sql.o
 
 DATA = $(wildcard sql/sfcache--*.sql)
 
@@ -46,6 +64,7 @@ $(ADVISOR): $(ADVISOR_OBJS)
 	$(CC) $(CFLAGS) $(ADVISOR_OBJS) $(libpq_pgport) $(LDFLAGS) $(LDFLAGS_EX) -lm -o $@
 
 $(OBJS): extension/sfcache.h
+$(ADVICE_OBJS): extension/advice.h extension/whatif.h
 
 all: $(ADVISOR)
 
@@ -62,6 +81,7 @@ uninstall-advisor:
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--std=c99 --inline-suppr --suppress=missingIncludeSystem \
+		--library=scripts/cppcheck.cfg \
 		-I extension -I advisor extension advisor
 
 test:

@@ -33,6 +33,7 @@ _PG_init(void)
 				 errhint("Add sfcache to the \"shared_preload_libraries\" setting in postgresql.conf and restart the server.")));
 
 	SfcacheShmemInit();
+	AdviceInit();
 
 	MarkGUCPrefixReserved("sfcache");
 }

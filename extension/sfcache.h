@@ -15,4 +15,7 @@
 extern void SfcacheShmemInit(void);
 extern TimestampTz SfcacheSharedStartedAt(void);
 
+/* advice_hooks.c: index advice and hypothetical indexes */
+extern void AdviceInit(void);
+
 #endif							/* SFCACHE_H */

@@ -19,6 +19,7 @@
 #include "utils/timestamp.h"
 
 #include "sfcache.h"
+#include "advice.h"
 
 /* The module-wide header at the start of sfcache's shared memory. */
 typedef struct SfcacheShared
@@ -51,6 +52,7 @@ sfc_shmem_request(void)
 		prev_shmem_request_hook();
 
 	RequestAddinShmemSpace(MAXALIGN(sizeof(SfcacheShared)));
+	AdviceShmemRequest();
 }
 
 static void
@@ -68,6 +70,7 @@ sfc_shmem_startup(void)
 		sfc_shared->started_at = GetCurrentTimestamp();
 		strlcpy(sfc_shared->version, SFCACHE_VERSION, sizeof(sfc_shared->version));
 	}
+	AdviceShmemStartup();
 	LWLockRelease(AddinShmemInitLock);
 }
 
