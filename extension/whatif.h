@@ -65,5 +65,7 @@ extern void WhatifWalkPlan(PlannedStmt *stmt, WhatifPlanVisitor visit,
 						   void *arg);
 extern List *WhatifUsedIndexes(PlannedStmt *stmt, List *indexes);
 extern void WhatifUseSearchPath(const char *search_path, int *nestlevel);
+extern void WhatifErrorPositionPush(ErrorContextCallback *cb, const char *text);
+extern void WhatifErrorPositionPop(ErrorContextCallback *cb);
 
 #endif							/* SFCACHE_WHATIF_H */

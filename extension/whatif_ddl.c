@@ -187,11 +187,14 @@ hypo_new_oid(void)
 HypoIndex *
 WhatifParseIndexDdl(const char *ddl)
 {
-	IndexStmt  *stmt = hypo_raw_index_stmt(ddl);
+	ErrorContextCallback cb;
+	IndexStmt  *stmt;
 	HypoIndex  *hypo = palloc0(sizeof(HypoIndex));
 	ListCell   *lc;
 	int			i = 0;
 
+	WhatifErrorPositionPush(&cb, ddl);
+	stmt = hypo_raw_index_stmt(ddl);
 	hypo->relid = hypo_table(stmt);
 	hypo->amoid = hypo_access_method(stmt);
 	stmt = transformIndexStmt(hypo->relid, stmt, ddl);
@@ -209,6 +212,7 @@ WhatifParseIndexDdl(const char *ddl)
 	else
 		snprintf(hypo->name, NAMEDATALEN, "<hypothetical %d on %s>",
 				 ++hypo_counter, get_rel_name(hypo->relid));
+	WhatifErrorPositionPop(&cb);
 	hypo->oid = hypo_new_oid();
 	WhatifEstimateSizeFromCatalog(hypo);
 	return hypo;

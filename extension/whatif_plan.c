@@ -19,15 +19,51 @@
 
 #define WHATIF_MAX_DEPTH 64
 
+/*
+ * An error at a position of an argument's text (a syntax error, an unknown
+ * table) points into that text, not into the calling statement, as errors
+ * in SQL function bodies do.
+ */
+static void
+whatif_error_position(void *arg)
+{
+	int			pos = geterrposition();
+
+	if (pos > 0)
+	{
+		errposition(0);
+		internalerrposition(pos);
+		internalerrquery((const char *) arg);
+	}
+}
+
+void
+WhatifErrorPositionPush(ErrorContextCallback *cb, const char *text)
+{
+	cb->callback = whatif_error_position;
+	cb->arg = (void *) text;
+	cb->previous = error_context_stack;
+	error_context_stack = cb;
+}
+
+void
+WhatifErrorPositionPop(ErrorContextCallback *cb)
+{
+	error_context_stack = cb->previous;
+}
+
 /* Parse and analyse sql, which must be exactly one SELECT that writes nothing. */
 Query *
 WhatifAnalyzeSelect(const char *sql)
 {
-	List	   *raw = pg_parse_query(sql);
+	ErrorContextCallback cb;
+	List	   *raw;
 	RawStmt    *rawstmt;
 	List	   *queries;
 	Query	   *query;
 
+	WhatifErrorPositionPush(&cb, sql);
+	raw = pg_parse_query(sql);
 	if (list_length(raw) != 1)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -49,6 +85,7 @@ WhatifAnalyzeSelect(const char *sql)
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
 				 errmsg("statement must be a SELECT that modifies nothing"),
 				 errhint("Remove data-modifying WITH clauses and rules from the statement.")));
+	WhatifErrorPositionPop(&cb);
 	return query;
 }
 
