@@ -21,7 +21,25 @@ OBJS = \
 	extension/inval.o \
 	extension/relation_settings.o \
 	extension/singleflight.o \
-	extension/test_hold.o
+	extension/test_hold.o \
+	$(ADVICE_OBJS)
+
+# Index advice and hypothetical indexes (issue 4).
+ADVICE_OBJS = \
+	extension/advice_build.o \
+	extension/advice_existing.o \
+	extension/advice_hooks.o \
+	extension/advice_qual.o \
+	extension/advice_rules.o \
+	extension/advice_sql.o \
+	extension/advice_store.o \
+	extension/advice_verify.o \
+	extension/advice_walk.o \
+	extension/whatif.o \
+	extension/whatif_ddl.o \
+	extension/whatif_plan.o \
+	extension/whatif_size.o \
+	extension/whatif_sql.o
 
 DATA = $(wildcard sql/sfcache--*.sql)
 
@@ -60,6 +78,7 @@ $(ADVISOR): $(ADVISOR_OBJS)
 	$(CC) $(CFLAGS) $(ADVISOR_OBJS) $(libpq_pgport) $(LDFLAGS) $(LDFLAGS_EX) -lm -o $@
 
 $(OBJS): extension/sfcache.h extension/cache_store.h extension/cache_scan.h
+$(ADVICE_OBJS): extension/advice.h extension/whatif.h
 
 all: $(ADVISOR)
 

@@ -104,6 +104,19 @@ CaptureReceiverCreate(Size limit)
 	return cap;
 }
 
+static bool starting_saved_query = false;
+
+/*
+ * True while the executor starts the saved query of a cached statement:
+ * for other hooks (the index advice) that query is the client's statement,
+ * though it runs one level down.
+ */
+bool
+SfcacheStartingSavedQuery(void)
+{
+	return starting_saved_query;
+}
+
 /* Plan and run the saved query with the given parameters and snapshot. */
 void
 RunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
@@ -116,7 +129,16 @@ RunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
 						 priv->cursor_options, params);
 	qd = CreateQueryDesc(stmt, priv->query_string, snapshot, InvalidSnapshot,
 						 dest, params, NULL, 0);
-	ExecutorStart(qd, 0);
+	starting_saved_query = true;
+	PG_TRY();
+	{
+		ExecutorStart(qd, 0);
+	}
+	PG_FINALLY();
+	{
+		starting_saved_query = false;
+	}
+	PG_END_TRY();
 	ExecutorRun(qd, ForwardScanDirection, 0, true);
 	ExecutorFinish(qd);
 	ExecutorEnd(qd);

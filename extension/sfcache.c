@@ -40,6 +40,7 @@ _PG_init(void)
 	CacheScanInit();
 	RelationSettingsInit();
 	EnableQueryId();
+	AdviceInit();
 
 	MarkGUCPrefixReserved("sfcache");
 }

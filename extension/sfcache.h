@@ -178,6 +178,7 @@ extern const char *BypassReasonName(SfcBypass why);
 /* ---- executor integration (cache_plan.c, cache_scan.c, cache_run.c) ---- */
 
 extern void CachePlanInit(void);
+extern bool SfcacheStartingSavedQuery(void);
 extern void CacheScanInit(void);
 extern int	sfc_nesting_level;
 
@@ -185,5 +186,8 @@ extern int	sfc_nesting_level;
 
 extern void SfcacheShmemInit(void);
 extern TimestampTz SfcacheSharedStartedAt(void);
+
+/* advice_hooks.c: index advice and hypothetical indexes */
+extern void AdviceInit(void);
 
 #endif							/* SFCACHE_H */

@@ -19,6 +19,7 @@
 #include "utils/timestamp.h"
 
 #include "sfcache.h"
+#include "advice.h"
 
 /* The module-wide header at the start of sfcache's shared memory. */
 typedef struct SfcacheShared
@@ -54,6 +55,7 @@ sfc_shmem_request(void)
 	RequestAddinShmemSpace(InvalShmemSize());
 	RequestAddinShmemSpace(CacheStoreShmemSize());
 	RequestAddinShmemSpace(CacheStatsShmemSize());
+	AdviceShmemRequest();
 }
 
 static void
@@ -74,6 +76,7 @@ sfc_shmem_startup(void)
 	InvalShmemInit();
 	CacheStoreShmemInit();
 	CacheStatsShmemInit();
+	AdviceShmemStartup();
 	LWLockRelease(AddinShmemInitLock);
 }
 

@@ -1,6 +1,7 @@
 -- The result cache: hits and misses, what EXPLAIN shows, flush and
 -- invalidate, and the statistics views.
 CREATE EXTENSION IF NOT EXISTS sfcache;
+SELECT sfcache.flush();
 SELECT sfcache.reset();
 
 CREATE TABLE course (id int PRIMARY KEY, title text, credits int);

@@ -1,0 +1,284 @@
+/*-------------------------------------------------------------------------
+ *
+ * advice_hooks.c
+ *		Owns the index advice's GUCs (sfcache.advice, .advice_sample_rate,
+ *		.advice_max, .advice_min_benefit) and its hooks: ExecutorStart
+ *		picks the sampled top-level statements and asks for row counts,
+ *		ExecutorEnd records them and counts writes, ProcessUtility counts
+ *		COPY FROM and TRUNCATE.  AdviceInit() also installs the hypothetical
+ *		indexes (whatif.c), which the advice needs.
+ *
+ * Only top-level statements are sampled (not those run inside functions or
+ * utility commands such as DECLARE CURSOR); writes are counted at every
+ * level. A statement the result cache serves runs its real plan one level
+ * down, when it leads or bypasses the cache (a hit scans nothing): that
+ * plan is sampled as the statement's own, under EXPLAIN ANALYZE too.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <float.h>
+
+#include "access/parallel.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "common/pg_prng.h"
+#include "executor/executor.h"
+#include "executor/instrument.h"
+#include "nodes/parsenodes.h"
+#include "parser/parsetree.h"
+#include "tcop/utility.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/queryjumble.h"
+
+#include "sfcache.h"
+#include "advice.h"
+#include "whatif.h"
+
+#define ADVICE_MAX_SAMPLED 8
+
+bool		advice_enabled = true;
+double		advice_sample_rate = 0.1;
+int			advice_max = 2000;
+double		advice_min_benefit = 0.3;
+
+static int	advice_nesting = 0;
+
+/* Top-level statements being sampled (more than one with open cursors). */
+static QueryDesc *advice_sampled[ADVICE_MAX_SAMPLED];
+static int	advice_nsampled = 0;
+
+static ExecutorStart_hook_type prev_ExecutorStart = NULL;
+static ExecutorRun_hook_type prev_ExecutorRun = NULL;
+static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
+static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+
+static void advice_ExecutorStart(QueryDesc *queryDesc, int eflags);
+static void advice_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction,
+							   uint64 count, bool execute_once);
+static void advice_ExecutorFinish(QueryDesc *queryDesc);
+static void advice_ExecutorEnd(QueryDesc *queryDesc);
+static void advice_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+								  bool readOnlyTree, ProcessUtilityContext context,
+								  ParamListInfo params, QueryEnvironment *queryEnv,
+								  DestReceiver *dest, QueryCompletion *qc);
+static void advice_xact_callback(XactEvent event, void *arg);
+
+static void
+advice_define_gucs(void)
+{
+	DefineCustomBoolVariable("sfcache.advice",
+							 "Records scans that an index could serve, for sfcache.index_advice.",
+							 NULL, &advice_enabled, true, PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomRealVariable("sfcache.advice_sample_rate",
+							 "Share of top-level statements whose plan the index advice records.",
+							 "0 records none, 1 every statement.",
+							 &advice_sample_rate, 0.1, 0.0, 1.0, PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("sfcache.advice_max",
+							"Number of quals the index advice keeps in shared memory.",
+							"A quarter as many statements and tables are kept.",
+							&advice_max, 2000, 100, 1000000, PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomRealVariable("sfcache.advice_min_benefit",
+							 "Smallest verified cost reduction for which an index is suggested.",
+							 "0.3 means the recorded statements must be estimated 30% cheaper.",
+							 &advice_min_benefit, 0.3, 0.0, 1.0, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+}
+
+void
+AdviceInit(void)
+{
+	advice_define_gucs();
+	EnableQueryId();
+	WhatifInit();
+
+	prev_ExecutorStart = ExecutorStart_hook;
+	ExecutorStart_hook = advice_ExecutorStart;
+	prev_ExecutorRun = ExecutorRun_hook;
+	ExecutorRun_hook = advice_ExecutorRun;
+	prev_ExecutorFinish = ExecutorFinish_hook;
+	ExecutorFinish_hook = advice_ExecutorFinish;
+	prev_ExecutorEnd = ExecutorEnd_hook;
+	ExecutorEnd_hook = advice_ExecutorEnd;
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = advice_ProcessUtility;
+	RegisterXactCallback(advice_xact_callback, NULL);
+}
+
+/* Should this statement's plan be recorded? */
+static bool
+advice_should_sample(int eflags)
+{
+	if (!advice_enabled || advice_sample_rate <= 0.0 ||
+		(advice_nesting > 0 && !SfcacheStartingSavedQuery()) ||
+		(eflags & EXEC_FLAG_EXPLAIN_ONLY) || IsParallelWorker() ||
+		advice_nsampled >= ADVICE_MAX_SAMPLED)
+		return false;
+	return advice_sample_rate >= 1.0 ||
+		pg_prng_double(&pg_global_prng_state) < advice_sample_rate;
+}
+
+/* Forget queryDesc as sampled; was it? */
+static bool
+advice_take_sampled(QueryDesc *queryDesc)
+{
+	int			i;
+
+	for (i = 0; i < advice_nsampled; i++)
+	{
+		if (advice_sampled[i] == queryDesc)
+		{
+			advice_sampled[i] = advice_sampled[--advice_nsampled];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A statement that failed never reaches ExecutorEnd: forget it at xact end. */
+static void
+advice_xact_callback(XactEvent event, void *arg)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_COMMIT)
+		advice_nsampled = 0;
+}
+
+static void
+advice_ExecutorStart(QueryDesc *queryDesc, int eflags)
+{
+	if (advice_should_sample(eflags))
+	{
+		queryDesc->instrument_options |= INSTRUMENT_ROWS;
+		advice_sampled[advice_nsampled++] = queryDesc;
+	}
+	if (prev_ExecutorStart)
+		prev_ExecutorStart(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
+static void
+advice_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction,
+				   uint64 count, bool execute_once)
+{
+	advice_nesting++;
+	PG_TRY();
+	{
+		if (prev_ExecutorRun)
+			prev_ExecutorRun(queryDesc, direction, count, execute_once);
+		else
+			standard_ExecutorRun(queryDesc, direction, count, execute_once);
+	}
+	PG_FINALLY();
+	{
+		advice_nesting--;
+	}
+	PG_END_TRY();
+}
+
+static void
+advice_ExecutorFinish(QueryDesc *queryDesc)
+{
+	advice_nesting++;
+	PG_TRY();
+	{
+		if (prev_ExecutorFinish)
+			prev_ExecutorFinish(queryDesc);
+		else
+			standard_ExecutorFinish(queryDesc);
+	}
+	PG_FINALLY();
+	{
+		advice_nesting--;
+	}
+	PG_END_TRY();
+}
+
+/*
+ * Count one write per result relation.  "Invalidations" in
+ * sfcache.table_activity are these same writes until the result cache
+ * counts its own.
+ */
+static void
+advice_count_writes(QueryDesc *queryDesc)
+{
+	PlannedStmt *stmt = queryDesc->plannedstmt;
+	ListCell   *lc;
+
+	if (!advice_enabled || stmt->resultRelations == NIL ||
+		(queryDesc->estate->es_top_eflags & EXEC_FLAG_EXPLAIN_ONLY))
+		return;
+	foreach(lc, stmt->resultRelations)
+		AdviceStoreWrite(rt_fetch(lfirst_int(lc), stmt->rtable)->relid);
+}
+
+static void
+advice_ExecutorEnd(QueryDesc *queryDesc)
+{
+	if (advice_take_sampled(queryDesc))
+		AdviceRecordExecution(queryDesc);
+	if (queryDesc->estate != NULL)
+		advice_count_writes(queryDesc);
+	if (prev_ExecutorEnd)
+		prev_ExecutorEnd(queryDesc);
+	else
+		standard_ExecutorEnd(queryDesc);
+}
+
+/* COPY FROM and TRUNCATE write without the executor: count them here. */
+static void
+advice_count_utility_writes(Node *stmt)
+{
+	ListCell   *lc;
+	Oid			relid;
+
+	if (!advice_enabled)
+		return;
+	if (IsA(stmt, CopyStmt) && ((CopyStmt *) stmt)->is_from &&
+		((CopyStmt *) stmt)->relation != NULL)
+	{
+		relid = RangeVarGetRelid(((CopyStmt *) stmt)->relation, NoLock, true);
+		if (OidIsValid(relid))
+			AdviceStoreWrite(relid);
+	}
+	else if (IsA(stmt, TruncateStmt))
+	{
+		foreach(lc, ((TruncateStmt *) stmt)->relations)
+		{
+			relid = RangeVarGetRelid(lfirst_node(RangeVar, lc), NoLock, true);
+			if (OidIsValid(relid))
+				AdviceStoreWrite(relid);
+		}
+	}
+}
+
+static void
+advice_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+					  bool readOnlyTree, ProcessUtilityContext context,
+					  ParamListInfo params, QueryEnvironment *queryEnv,
+					  DestReceiver *dest, QueryCompletion *qc)
+{
+	advice_nesting++;
+	PG_TRY();
+	{
+		if (prev_ProcessUtility)
+			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
+		else
+			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+									params, queryEnv, dest, qc);
+	}
+	PG_FINALLY();
+	{
+		advice_nesting--;
+	}
+	PG_END_TRY();
+	advice_count_utility_writes(pstmt->utilityStmt);
+}
