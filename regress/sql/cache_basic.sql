@@ -50,6 +50,14 @@ SET sfcache.cache = off;
 EXPLAIN (COSTS OFF) SELECT title FROM course WHERE id = 1;
 RESET sfcache.cache;
 
+-- sfcache.cache = coalesce merges concurrent identical statements but keeps
+-- nothing: one after the other, each leads.
+SET sfcache.cache = coalesce;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 3;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 3;
+SELECT title FROM course WHERE id = 3;
+RESET sfcache.cache;
+
 -- Invalid settings are refused.
 SET sfcache.cache = sometimes;
 SET sfcache.wait_timeout = -1;
