@@ -100,7 +100,12 @@ make_cache_scan(Query *query, const char *query_string, int cursorOptions,
 	cscan->flags = 0;
 	cscan->methods = &sfc_scan_plan_methods;
 
-	priv.query = copyObject(query);
+	/*
+	 * No copy: the plan lives as long as the query tree it was made from, and
+	 * the plan cache copies both. The saved query is copied before each
+	 * planning on a miss, since the planner scribbles on its input.
+	 */
+	priv.query = query;
 	priv.key = key;
 	priv.relids = info->relids;
 	priv.ttl_s = info->ttl_s;

@@ -209,7 +209,6 @@ resolve(SfcScanState *state)
 	}
 
 	key = CacheKeyWithParams(state->priv.key, params);
-	CacheStatsKeySeen(shape, key);
 	state->outcome = SingleflightBegin(key, shape, &result, &why);
 	switch (state->outcome)
 	{
@@ -219,6 +218,8 @@ resolve(SfcScanState *state)
 			state->rows_len = result.len;
 			break;
 		case SFC_LEADER:
+			/* a key that hits was led first: counting leaders counts keys */
+			CacheStatsKeySeen(shape, key);
 			run_as_leader(state, key);
 			break;
 		case SFC_RUN_UNCACHED:

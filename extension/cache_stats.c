@@ -67,11 +67,16 @@ typedef struct StatsShared
 	pg_atomic_uint64 counters[SFC_NUM_COUNTERS];
 	pg_atomic_uint64 bypasses[SFC_NUM_BYPASS];
 	pg_atomic_uint64 untracked;
+	pg_atomic_uint32 resets;	/* bumped by sfcache.reset() */
 	TimestampTz reset_at;
 } StatsShared;
 
 static StatsShared *stats = NULL;
 static HTAB *shapes = NULL;
+
+/* Shapes this backend knows are registered, valid while resets is unchanged. */
+static HTAB *known_shapes = NULL;
+static uint32 known_shapes_resets = 0;
 
 static const char *const bypass_names[SFC_NUM_BYPASS] = {
 	[SFC_BYPASS_NONE] = "none",
@@ -132,6 +137,7 @@ CacheStatsShmemInit(void)
 		for (int i = 0; i < SFC_NUM_BYPASS; i++)
 			pg_atomic_init_u64(&stats->bypasses[i], 0);
 		pg_atomic_init_u64(&stats->untracked, 0);
+		pg_atomic_init_u32(&stats->resets, 0);
 		stats->reset_at = GetCurrentTimestamp();
 	}
 	memset(&info, 0, sizeof(info));
@@ -182,6 +188,33 @@ shape_lock(uint32 hashcode)
 		LWLockRelease(lock_); \
 	} while (0)
 
+/*
+ * Has this backend already registered the shape since the last reset? Saves
+ * a shared lock on every statement the cache plans.
+ */
+static bool
+shape_known_locally(const ShapeKey *key)
+{
+	uint32		resets = pg_atomic_read_u32(&stats->resets);
+	bool		found;
+
+	if (known_shapes == NULL || resets != known_shapes_resets)
+	{
+		HASHCTL		info;
+
+		if (known_shapes != NULL)
+			hash_destroy(known_shapes);
+		info.keysize = sizeof(ShapeKey);
+		info.entrysize = sizeof(ShapeKey);
+		info.hcxt = TopMemoryContext;
+		known_shapes = hash_create("sfcache known shapes", 256, &info,
+								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		known_shapes_resets = resets;
+	}
+	(void) hash_search(known_shapes, key, HASH_ENTER, &found);
+	return found;
+}
+
 /* Make sure the statement shape is tracked, keeping a prefix of its text. */
 void
 CacheStatsRegisterShape(uint64 queryid, const char *text, int len)
@@ -192,7 +225,7 @@ CacheStatsRegisterShape(uint64 queryid, const char *text, int len)
 	Shape	   *s;
 	bool		found;
 
-	if (queryid == 0)
+	if (queryid == 0 || shape_known_locally(&key))
 		return;
 	LWLockAcquire(lock, LW_SHARED);
 	s = hash_search_with_hash_value(shapes, &key, hash, HASH_FIND, NULL);
@@ -434,6 +467,7 @@ sfcache_reset_0_1(PG_FUNCTION_ARGS)
 	for (int i = 0; i < SFC_NUM_BYPASS; i++)
 		pg_atomic_write_u64(&stats->bypasses[i], 0);
 	pg_atomic_write_u64(&stats->untracked, 0);
+	pg_atomic_fetch_add_u32(&stats->resets, 1);
 	stats->reset_at = GetCurrentTimestamp();
 	for (int i = 0; i < SHAPE_PARTITIONS; i++)
 		LWLockRelease(&stats->locks[i].lock);
