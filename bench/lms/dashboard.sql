@@ -58,7 +58,7 @@ FROM lms_announcement AS a
 WHERE a.university_id = :uni AND NOT a.is_deleted
   AND a.display_time <= '2026-11-02 09:00:00+00'
   AND a.end_date     >= '2026-11-02 09:00:00+00'
-  AND a.scope_ids @> ('[' || :cid || ']')::jsonb
+  AND a.scope_ids @> ('[' || :cid::text || ']')::jsonb
 ORDER BY a.is_pinned DESC, a.display_time DESC
 LIMIT 20;
 
