@@ -9,6 +9,7 @@ OBJS = \
 	extension/sfcache.o \
 	extension/shmem.o \
 	extension/version.o \
+	extension/cache_explain.o \
 	extension/cache_guc.o \
 	extension/cache_key.o \
 	extension/cache_plan.o \

@@ -29,6 +29,7 @@ int			sfc_max_entry_size_kb = 1024;
 int			sfc_ttl_s = 300;
 int			sfc_wait_timeout_ms = 10000;
 int			sfc_max_statements = 1000;
+char	   *sfc_immutable_functions = NULL;
 int			sfc_test_hold_leader_lock = 0;
 int			sfc_test_hold_commit_lock = 0;
 int			sfc_test_hold_follower_lock = 0;
@@ -84,6 +85,12 @@ CacheGucInit(void)
 							"After it, the statement runs by itself.",
 							&sfc_wait_timeout_ms, 10000, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+
+	DefineCustomStringVariable("sfcache.immutable_functions",
+							   "Functions treated as immutable by the cache, as name or schema.name.",
+							   "For stable or volatile functions whose result the application accepts as fixed.",
+							   &sfc_immutable_functions, "",
+							   PGC_SUSET, GUC_LIST_INPUT, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.test_hold_leader_lock",
 							"For tests: a leader waits on this advisory lock key after registering.",

@@ -163,6 +163,7 @@ sfc_planner(Query *parse, const char *query_string, int cursorOptions,
 		if (info.bypass == SFC_BYPASS_NONE)
 			return make_cache_plan(parse, query_string, cursorOptions, &info);
 		CacheStatsBypass(info.bypass, parse->queryId);
+		CacheExplainNoteBypass(info.bypass);
 	}
 
 	if (prev_planner_hook)

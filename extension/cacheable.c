@@ -7,8 +7,8 @@
  *
  * Checked when the statement is planned: a plain top-level SELECT (no row
  * locks, no data-modifying CTE, no opt-out comment), every function and
- * operator IMMUTABLE, including those that views and row security policies
- * bring in after rewriting, and only permanent user tables, partitioned
+ * operator IMMUTABLE or named in sfcache.immutable_functions, including those
+ * that views and row security policies bring in after rewriting, and only permanent user tables, partitioned
  * tables, views and materialized views, none excluded. Checked at each
  * execution, since a cached plan outlives them: the isolation level,
  * recovery, and the transaction's own writes.
@@ -25,6 +25,8 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/varlena.h"
 #include "utils/lsyscache.h"
 
 #include "sfcache.h"
@@ -38,10 +40,41 @@ typedef struct WalkContext
 
 static bool cacheable_walker(Node *node, WalkContext *ctx);
 
+/* Is the function named in sfcache.immutable_functions? */
+static bool
+allowed_by_setting(Oid funcid)
+{
+	char	   *names;
+	List	   *list;
+	ListCell   *lc;
+	const char *name = get_func_name(funcid);
+	const char *schema = get_namespace_name(get_func_namespace(funcid));
+	bool		allowed = false;
+
+	if (sfc_immutable_functions == NULL || sfc_immutable_functions[0] == '\0' ||
+		name == NULL || schema == NULL)
+		return false;
+	names = pstrdup(sfc_immutable_functions);
+	if (!SplitIdentifierString(names, ',', &list))
+		return false;
+	foreach(lc, list)
+	{
+		const char *entry = lfirst(lc);
+		const char *dot = strchr(entry, '.');
+
+		if (dot == NULL ? strcmp(entry, name) == 0 :
+			(strncmp(entry, schema, dot - entry) == 0 &&
+			 schema[dot - entry] == '\0' && strcmp(dot + 1, name) == 0))
+			allowed = true;
+	}
+	return allowed;
+}
+
 static bool
 not_immutable(Oid funcid, void *context)
 {
-	return func_volatile(funcid) != PROVOLATILE_IMMUTABLE;
+	return func_volatile(funcid) != PROVOLATILE_IMMUTABLE &&
+		!allowed_by_setting(funcid);
 }
 
 /* Add a relation read, with the inheritance children it expands to. */

@@ -37,6 +37,7 @@ _PG_init(void)
 	SfcacheShmemInit();
 	InvalInit();
 	CachePlanInit();
+	CacheExplainInit();
 	CacheScanInit();
 	RelationSettingsInit();
 	EnableQueryId();

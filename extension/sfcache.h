@@ -30,6 +30,7 @@ extern int	sfc_max_entry_size_kb;
 extern int	sfc_ttl_s;
 extern int	sfc_wait_timeout_ms;
 extern int	sfc_max_statements;
+extern char *sfc_immutable_functions;
 extern int	sfc_test_hold_leader_lock;
 extern int	sfc_test_hold_commit_lock;
 extern int	sfc_test_hold_follower_lock;
@@ -178,6 +179,8 @@ extern const char *BypassReasonName(SfcBypass why);
 /* ---- executor integration (cache_plan.c, cache_scan.c, cache_run.c) ---- */
 
 extern void CachePlanInit(void);
+extern void CacheExplainInit(void);
+extern void CacheExplainNoteBypass(SfcBypass why);
 extern bool SfcacheStartingSavedQuery(void);
 extern void CacheScanInit(void);
 extern int	sfc_nesting_level;

@@ -12,8 +12,15 @@ EXPLAIN (COSTS OFF) SELECT id FROM lesson WHERE id = (random() * 0)::int + 1;
 EXPLAIN (COSTS OFF) SELECT current_user, count(*) FROM lesson;
 EXPLAIN (COSTS OFF) SELECT nextval('lesson_seq'), id FROM lesson WHERE id = 1;
 EXPLAIN (COSTS OFF) SELECT last_value FROM lesson_seq;
--- immutable functions are fine
+-- immutable functions are fine, and so are those an administrator names
 EXPLAIN (COSTS OFF) SELECT upper(topic) FROM lesson WHERE id = 1;
+SET sfcache.immutable_functions = 'pg_catalog.now, no_such_function';
+EXPLAIN (COSTS OFF) SELECT count(*) FROM lesson WHERE starts < now();
+SET sfcache.immutable_functions = 'random';
+EXPLAIN (COSTS OFF) SELECT count(*) FROM lesson WHERE starts < now();
+SET sfcache.immutable_functions = 'public.now';
+EXPLAIN (COSTS OFF) SELECT count(*) FROM lesson WHERE starts < now();
+RESET sfcache.immutable_functions;
 -- row locks
 EXPLAIN (COSTS OFF) SELECT * FROM lesson WHERE id = 1 FOR UPDATE;
 EXPLAIN (COSTS OFF) SELECT * FROM (SELECT * FROM lesson FOR SHARE) s WHERE id = 1;
