@@ -73,9 +73,10 @@ stats_delta() { awk 'NR==FNR { a[$1] = $2; next } { printf "%s %s\n", $1, $2 - a
 # The first counter whose name matches a regex in a delta file, or empty.
 stats_pick() { awk -v re="$2" '$1 ~ re { print $2; exit }' "$1"; }
 
-# pgpool's query cache counters: "hits selects".
+# pgpool's query cache counters: "hits lookups" (SHOW POOL_CACHE's
+# num_selects counts the SELECTs it did not serve from the cache).
 pool_cache_counters() {
-	bpsql pgpool -F ' ' -c 'SHOW POOL_CACHE' 2>/dev/null | awk '{ print $1, $2; exit }'
+	bpsql pgpool -F ' ' -c 'SHOW POOL_CACHE' 2>/dev/null | awk '{ print $1, $1 + $2; exit }'
 }
 
 # --- servers ---------------------------------------------------------------
@@ -293,8 +294,8 @@ runs() { seq 1 "$BENCH_RUNS"; }
 # --- workloads -------------------------------------------------------------
 # The ~50 ms query of the hit, herd and scaling scenarios (at scale 1): unread
 # and total notifications per university and kind, a seq scan of
-# lms_notification joined to lms_user. It touches no timestamptz column:
-# pgpool-II never caches a SELECT that does. EXTRA is AND-ed to its WHERE
+# lms_notification joined to lms_user. It computes no timestamptz value:
+# pgpool-II declines to cache e.g. max(created_at) or '...'::timestamptz. EXTRA is AND-ed to its WHERE
 # clause (a per-run constant makes it cold; "false" gives its parse floor).
 heavy_sql() {
 	echo "SELECT u.university_id, n.kind, count(*) FILTER (WHERE n.status = 'unread') AS unread," \
