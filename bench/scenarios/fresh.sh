@@ -24,6 +24,15 @@ label() {
 	esac
 }
 
+short() {
+	case $1 in
+	sfc:sfc) echo "sfcache" ;;
+	plain:plain) echo "plain PostgreSQL" ;;
+	pgpool:pgpool) echo "pgpool-II (writer through it)" ;;
+	pgpool:plain) echo "pgpool-II (writer bypasses it)" ;;
+	esac
+}
+
 for run in $(runs); do
 	for rate in $rates; do
 		for c in $configs; do
@@ -60,7 +69,7 @@ md "" "Goal: 0 stale reads for sfcache (issue 3 reports 98% stale reads for pgpo
 {
 	printf '# config'; for rate in $rates; do printf ' stale_pct_at_%s' "$rate"; done; echo
 	for c in $configs; do
-		printf '"%s"' "$(label "$c")"
+		printf '"%s"' "$(short "$c")"
 		for rate in $rates; do printf ' %s' "$(values fresh "$rate/$c/stale_pct" | median)"; done
 		echo
 	done

@@ -82,13 +82,15 @@ for n in $sizes; do
 done
 md "" "Goal (issue 3): exactly 1 execution for sfcache; plain PostgreSQL and pgpool-II execute N times."
 
-# herd.dat: N target executions last_ms (medians), for plots/herd.gp.
+# herd.dat: per N, median executions then median last-client time of
+# sfc plain pgpool (NaN where not measured), for plots/herd.gp.
 {
-	echo "# N target executions last_ms"
+	echo "# N exec_sfc exec_plain exec_pgpool last_ms_sfc last_ms_plain last_ms_pgpool"
 	for n in $sizes; do
-		for t in sfc plain pgpool; do
-			e=$(values herd "$n/$t/calls" | median); l=$(values herd "$n/$t/last_ms" | median)
-			[ -n "$e" ] && echo "$n $t $e $l"
+		printf '%s' "$n"
+		for f in calls last_ms; do
+			for t in sfc plain pgpool; do v=$(values herd "$n/$t/$f" | median); printf ' %s' "${v:-NaN}"; done
 		done
+		echo
 	done
 } >"$BENCH_OUT/herd.dat"

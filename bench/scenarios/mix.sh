@@ -98,7 +98,7 @@ md "" "Goal: sfcache ≥ 5× plain pages/s."
 			wl="no writer"; [ "$w" != none ] && wl="writer $w/s"
 			printf '"%s clients, %s"' "$c" "$wl"
 			for t in sfc plain pgpool; do
-				v=$(values mix "$c/$w/$t/pages" | median); printf ' %s' "${v:-0}"
+				v=$(values mix "$c/$w/$t/pages" | median); printf ' %s' "${v:-NaN}"
 			done
 			echo
 		done
