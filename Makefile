@@ -57,7 +57,7 @@ uninstall: uninstall-advisor
 uninstall-advisor:
 	rm -f '$(DESTDIR)$(bindir)/sfcache-advisor'
 
-.PHONY: install-advisor uninstall-advisor lint test demo
+.PHONY: install-advisor uninstall-advisor lint test demo bench
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
@@ -69,3 +69,7 @@ test:
 
 demo:
 	scripts/demo
+
+# Benchmarks (never in CI): bench/run, e.g. make bench BENCH_ARGS="--quick herd".
+bench:
+	bench/run $(BENCH_ARGS)

@@ -6,7 +6,7 @@
 #
 # bench/run exports the environment these functions read (BENCH_WORK, ports,
 # BENCH_DUR, BENCH_RUNS, ...); scenario scripts source this file.
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2153,SC2034
 
 BENCH_SRC=${BENCH_SRC:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 # shellcheck source=scripts/lib.sh
@@ -82,7 +82,7 @@ pool_cache_counters() {
 # --- servers ---------------------------------------------------------------
 # init_pg NAME PORT PRELOAD: a cluster in $BENCH_WORK/NAME, Unix socket only.
 init_pg() {
-	local name=$1 port=$2 preload=$3 dir=$BENCH_WORK/$1
+	local port=$2 preload=$3 dir=$BENCH_WORK/$1
 	"$PGBIN/initdb" -D "$dir" -A trust -U "$(id -un)" --no-sync >/dev/null
 	cat >>"$dir/postgresql.conf" <<CONF
 # bench/: the same settings on every server except shared_preload_libraries.
@@ -173,11 +173,11 @@ CONF
 }
 
 start_pgpool() {
-	local dir=$BENCH_WORK/pgpool i
+	local dir=$BENCH_WORK/pgpool
 	"$PGPOOL_BIN" -n -f "$dir/pgpool.conf" -F "$dir/pcp.conf" -a "$dir/pool_hba.conf" \
 		>"$BENCH_WORK/pgpool.log" 2>&1 &
 	echo $! >"$dir/bench.pid"
-	for i in $(seq 1 100); do
+	for _ in $(seq 1 100); do
 		bpsql pgpool -c 'SELECT 1' >/dev/null 2>&1 && return 0
 		sleep 0.2
 	done
@@ -199,8 +199,9 @@ check_pgpool_caches() {
 	bpsql pgpool -c 'SELECT count(*) FROM lms_university' >/dev/null
 	bpsql pgpool -c 'SELECT count(*) FROM lms_university' >/dev/null
 	after=$(pool_cache_counters | awk '{print $1}')
-	[ -n "$before" ] && [ "$((after - before))" -ge 1 ] ||
+	if [ -z "$before" ] || [ "$((after - before))" -lt 1 ]; then
 		sfc_die "pgpool does not cache (SHOW POOL_CACHE hits $before -> $after)"
+	fi
 }
 
 # --- CPU -------------------------------------------------------------------
@@ -209,15 +210,17 @@ check_pgpool_caches() {
 tree_ticks() {
 	local p total=0 t
 	for p in "$@"; do
-		t=$(awk -v root="$p" '
-			FNR == 1 {
-				# /proc/PID/stat: comm may hold spaces; fields after ")" are fixed.
-				s = $0; sub(/^.*\) /, "", s); n = split(s, f, " ")
-				ppid = f[2]; pid = FILENAME; sub("/proc/", "", pid); sub("/stat", "", pid)
+		# cat skips processes that exit meanwhile (mawk would stop at the
+		# first vanished file). In /proc/PID/stat, comm may hold spaces: the
+		# fields after its closing ") " are fixed (state ppid ... utime
+		# stime cutime cstime at 12-15).
+		t=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v root="$p" '
+			{
+				pid = $1; s = $0; sub(/^.*\) /, "", s); split(s, f, " ")
 				if (pid == root) sum += f[12] + f[13] + f[14] + f[15]
-				else if (ppid == root) sum += f[12] + f[13]
+				else if (f[2] == root) sum += f[12] + f[13]
 			}
-			END { print sum + 0 }' /proc/[0-9]*/stat 2>/dev/null)
+			END { print sum + 0 }')
 		total=$((total + t))
 	done
 	echo "$total"

@@ -16,7 +16,7 @@ array names[3] = ["sfcache", "plain PostgreSQL", "pgpool-II"]
 array colors[3] = ["#2a9d8f", "#8d99ae", "#e76f51"]
 first = (sfc eq "yes") ? 1 : 2
 note = (sfc eq "yes") ? "" : "\n(sfcache: no result cache yet)"
-set title "executions (pg\\_stat\\_statements calls)".note
+set title "executions (seq scans of its table)".note
 set logscale y
 set yrange [0.8:*]
 plot for [i=first:3] in using (column(i+1)):xtic(1) title names[i] lc rgb colors[i]

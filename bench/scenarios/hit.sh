@@ -4,7 +4,9 @@
 # lookup, and the same statement's parse floor (its text AND false, cache
 # off: parse, analyze and plan, no execution), in the simple and the prepared
 # protocol, 8 clients. Writes hit.md.
+# shellcheck disable=SC2153,SC2119
 set -euo pipefail
+# shellcheck source=bench/lib.sh
 . "$BENCH_SRC/bench/lib.sh"
 
 clients=${BENCH_HIT_CLIENTS:-8}

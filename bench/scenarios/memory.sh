@@ -6,13 +6,16 @@
 # (bench/clients/memtrace.c). pgpool-II replays the same trace with its
 # ample cache (256MB) as a check of the replay: it must reach the ceiling.
 # Each run draws a new trace (seed = run). Writes memory.md.
+# shellcheck disable=SC2153,SC2119
 set -euo pipefail
+# shellcheck source=bench/lib.sh
 . "$BENCH_SRC/bench/lib.sh"
 
 keys=$((5000 * BENCH_SCALE))
 if [ "$BENCH_QUICK" = yes ]; then n=${BENCH_MEMORY_REQUESTS:-10000}; else n=${BENCH_MEMORY_REQUESTS:-100000}; fi
 zipf=${BENCH_MEMORY_ZIPF:-1.1}
 # key K, run R -> the statement (R in the text keeps runs apart in every cache)
+# shellcheck disable=SC2016
 stmt_awk='{ printf "SELECT id, username, email, first_name, last_name, role FROM lms_user WHERE id = %d AND id <> -%d;\n", $1, run }'
 
 # Numbers from sfcache.stats: bytes and entries in use, hits and misses.

@@ -4,7 +4,9 @@
 # sfcache vs. with sfcache loaded (cache off, cache on, and advice recording
 # at sample rate 1 when this sfcache has such a setting). Uses its own
 # pgbench database "pgb" on both servers. Writes overhead.md.
+# shellcheck disable=SC2153,SC2119
 set -euo pipefail
+# shellcheck source=bench/lib.sh
 . "$BENCH_SRC/bench/lib.sh"
 
 if [ "$BENCH_QUICK" = yes ]; then sf=${BENCH_PGBENCH_SCALE:-5}; else sf=${BENCH_PGBENCH_SCALE:-20}; fi
