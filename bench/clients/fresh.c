@@ -238,9 +238,14 @@ main(int argc, char **argv)
 				double		age;
 				long		newer = x->version - v_first + 1;
 
+				/*
+				 * Older than the version at the start: a newer one was
+				 * acknowledged before t0 at the latest (a lower bound).
+				 */
 				if (newer < 1)
-					newer = 1;
-				age = (x->start - ack[newer]) * 1000.0;
+					age = (x->start - t0) * 1000.0;
+				else
+					age = (x->start - ack[newer]) * 1000.0;
 				stale++;
 				if (age > worst)
 					worst = age;

@@ -15,5 +15,6 @@ set boxwidth 0.9
 set grid ytics
 set yrange [0:*]
 set ylabel "pages/s"
+set xlabel "clients, writer"
 set key top right
 plot for [i=first:3] in using (column(i+1)):xtic(1) title names[i] lc rgb colors[i]

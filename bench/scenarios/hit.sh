@@ -35,7 +35,8 @@ for run in $(runs); do
 		if [ "$BENCH_SFC_CACHE" = yes ]; then
 			# shellcheck disable=SC2086
 			{
-				record hit "$proto/select1/sfc" "$run" "$(pgb sfc "$clients" "$BENCH_DUR" $m -f "$f_one")"
+				record hit "$proto/select1/sfc" "$run" \
+					"$(PGOPTIONS='-c sfcache.cache=off' pgb sfc "$clients" "$BENCH_DUR" $m -f "$f_one")"
 				record hit "$proto/floor/sfc" "$run" \
 					"$(PGOPTIONS='-c sfcache.cache=off' pgb sfc "$clients" "$BENCH_DUR" $m -f "$f_floor")"
 			}
@@ -45,7 +46,7 @@ for run in $(runs); do
 done
 pool1=$(pool_cache_counters)
 
-# The denominators: on the sfcache server when it has a cache (its floor
+# The denominators: on the sfcache server when it has a cache (its floors
 # with sfcache loaded and cache off), else on the plain server.
 den=plain
 [ "$BENCH_SFC_CACHE" = yes ] && den=sfc

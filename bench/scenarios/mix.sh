@@ -100,7 +100,7 @@ md "" "Goal: sfcache ≥ 5× plain pages/s."
 	for c in $clients; do
 		for w in none "$wrate"; do
 			wl="no writer"; [ "$w" != none ] && wl="writer $w/s"
-			printf '"%s clients, %s"' "$c" "$wl"
+			printf '"%s, %s"' "$c" "$wl"
 			for t in sfc plain pgpool; do
 				v=$(values mix "$c/$w/$t/pages" | median); printf ' %s' "${v:-NaN}"
 			done
