@@ -59,14 +59,22 @@ pgbench_tps() { sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -1; }
 
 # Whether the loaded sfcache has a result cache (issue 3).
 sfcache_has_cache() {
-	[ "$(bpsql sfc -c "SELECT 1 FROM pg_settings WHERE name = 'sfcache.cache'" 2>/dev/null)" = 1 ]
+	[ "$(BENCH_PSQL_DB=postgres bpsql sfc -c "SELECT 1 FROM pg_settings WHERE name = 'sfcache.cache'" 2>/dev/null)" = 1 ]
 }
 SFC_NA="n/a (sfcache.cache not available)"
 
-# Numeric columns of sfcache.stats as "name value" lines (empty without it).
+# sfcache.stats as "name value" lines of its numeric counters (empty without
+# it): one wide row (a column per counter), or one row per counter (a text
+# column naming it, then a numeric one).
 sfcache_stats_snapshot() {
-	bpsql sfc -F ' ' -c "SELECT key, value FROM sfcache.stats s, json_each_text(row_to_json(s))
-		WHERE value ~ '^-?[0-9]+(\.[0-9]+)?$'" 2>/dev/null || true
+	if [ "$(bpsql sfc -c 'SELECT count(*) FROM sfcache.stats' 2>/dev/null)" = 1 ]; then
+		bpsql sfc -F ' ' -c "SELECT key, value FROM sfcache.stats s, json_each_text(row_to_json(s))
+			WHERE value ~ '^-?[0-9]+(\.[0-9]+)?$'" 2>/dev/null || true
+	else
+		bpsql sfc -F ' ' -c "SELECT (SELECT value FROM json_each_text(row_to_json(s)) WHERE value !~ '^-?[0-9.]+$' LIMIT 1),
+			(SELECT value FROM json_each_text(row_to_json(s)) WHERE value ~ '^-?[0-9]+(\.[0-9]+)?$' LIMIT 1)
+			FROM sfcache.stats s" 2>/dev/null | awk 'NF == 2' || true
+	fi
 }
 # Differences between two snapshots (files), as "name delta" lines.
 stats_delta() { awk 'NR==FNR { a[$1] = $2; next } { printf "%s %s\n", $1, $2 - a[$1] }' "$1" "$2"; }
@@ -112,11 +120,11 @@ stop_pg() { "$PGBIN/pg_ctl" -D "$BENCH_WORK/$1" -m fast -w stop >/dev/null 2>&1 
 
 restart_pg() { stop_pg "$1"; start_pg "$1"; }
 
-# Set sfcache.memory (a server-start setting) when this sfcache has it, and
-# restart the sfc server; prints nothing and does nothing otherwise.
+# Set sfcache.memory (a server-start setting) when this sfcache has it and
+# accepts the value, and restart the sfc server; fails otherwise.
 set_sfcache_memory() {
-	[ "$(bpsql sfc -c "SELECT 1 FROM pg_settings WHERE name = 'sfcache.memory'")" = 1 ] || return 1
-	BENCH_PSQL_DB=postgres bpsql sfc -c "ALTER SYSTEM SET sfcache.memory = '$1'" >/dev/null
+	[ "$(BENCH_PSQL_DB=postgres bpsql sfc -c "SELECT 1 FROM pg_settings WHERE name = 'sfcache.memory'")" = 1 ] || return 1
+	BENCH_PSQL_DB=postgres bpsql sfc -c "ALTER SYSTEM SET sfcache.memory = '$1'" >/dev/null 2>&1 || return 1
 	restart_pg sfc
 }
 

@@ -88,7 +88,9 @@ for n in $sizes; do
 	[ "$BENCH_SFC_CACHE" != yes ] && sp=$SFC_NA sl=$SFC_NA
 	md "| $n | $sp | $(ratio_cell herd "$n/pgpool/exec" "$n/plain/exec") | $sl | $(ratio_cell herd "$n/pgpool/last_ms" "$n/plain/last_ms") |"
 done
-md "" "Goal (issue 3): exactly 1 execution for sfcache; plain PostgreSQL and pgpool-II execute N times."
+md "" "Goal (issue 3): exactly 1 execution for sfcache; plain PostgreSQL and pgpool-II execute N times." \
+	"pgpool-II may execute fewer than N: its children share the 2 cores with the backends, and one that reads" \
+	"its client's query only after the first result was stored serves it from its cache (a late hit, not coalescing)."
 
 # herd.dat: per N, median executions then median last-client time of
 # sfc plain pgpool (NaN where not measured), for plots/herd.gp.
