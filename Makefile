@@ -91,7 +91,7 @@ uninstall: uninstall-advisor
 uninstall-advisor:
 	rm -f '$(DESTDIR)$(bindir)/sfcache-advisor'
 
-.PHONY: install-advisor uninstall-advisor lint test demo
+.PHONY: install-advisor uninstall-advisor lint test demo bench
 
 # cppcheck reads PostgreSQL's headers for its macros (foreach, PG_TRY, ...).
 # unknownEvaluationOrder is suppressed: it misreads the compound literals of
@@ -108,3 +108,7 @@ test:
 
 demo:
 	scripts/demo
+
+# Benchmarks (never in CI): bench/run, e.g. make bench BENCH_ARGS="--quick herd".
+bench:
+	bench/run $(BENCH_ARGS)

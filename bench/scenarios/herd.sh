@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# bench/scenarios/herd.sh: the thundering herd. N = 50 and 250 clients
+# (bench/clients/herd.c) connect, wait at one barrier, then send the same cold
+# heavy query at the same moment. Counts how often it really executed
+# (seq scans of its table, pg_stat_statements calls, and sfcache's own
+# counters when it has them), the time until the last client had its rows,
+# and per-client p50/p99. Writes herd.md and herd.dat (for plots/herd.gp).
+# shellcheck disable=SC2153,SC2119
+set -euo pipefail
+# shellcheck source=bench/lib.sh
+. "$BENCH_SRC/bench/lib.sh"
+
+sizes=${BENCH_HERD_SIZES:-50 250}
+targets=$(cache_targets)
+
+# Executions as seen by the server behind a target.
+pgss_calls() {
+	bpsql "$(backend_of "$1")" -c "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
+		WHERE query LIKE '%FROM lms_notification AS n JOIN lms_user AS u%'
+		AND query NOT LIKE '%pg_stat_statements%'"
+}
+seq_scans() {
+	bpsql "$(backend_of "$1")" -c "SELECT seq_scan FROM pg_stat_user_tables WHERE relname = '$HEAVY_TABLE'"
+}
+
+for n in $sizes; do
+	for run in $(runs); do
+		for t in $targets; do
+			# A constant no earlier statement used: cold for every cache.
+			q=$(heavy_sql "n.id <> -$((n * 1000 + run))")
+			be=$(backend_of "$t")
+			bpsql "$be" -c 'SELECT pg_stat_statements_reset()' >/dev/null
+			s0=$(seq_scans "$t")
+			[ "$t" = sfc ] && sfcache_stats_snapshot >"$BENCH_WORK/herd.s0"
+			line=$("$BENCH_WORK/bin/herd" "$(target_conninfo "$t")" "$n" "$q" 120) ||
+				bench_log "herd $t N=$n run $run: some clients failed: $line"
+			# Backends flush their table statistics on exit or within a second
+			# of going idle: wait until the seq scans reach the calls (as they
+			# must without a cache) or 1.2 s have passed.
+			calls=$(pgss_calls "$t")
+			for _ in $(seq 1 12); do
+				s1=$(seq_scans "$t")
+				[ $((s1 - s0)) -ge "$calls" ] && break
+				sleep 0.1
+			done
+			record herd "$n/$t/calls" "$run" "$calls"
+			record herd "$n/$t/exec" "$run" "$((s1 - s0))"
+			for f in last_ms p50_ms p99_ms spread_ms ok; do
+				record herd "$n/$t/$f" "$run" "$(echo "$line" | sed -n "s/.*\b$f=\([0-9.]*\).*/\1/p")"
+			done
+			if [ "$t" = sfc ]; then
+				sfcache_stats_snapshot >"$BENCH_WORK/herd.s1"
+				stats_delta "$BENCH_WORK/herd.s0" "$BENCH_WORK/herd.s1" >"$BENCH_WORK/herd.d"
+				for c in miss hit coalesc; do
+					v=$(stats_pick "$BENCH_WORK/herd.d" "^${c}")
+					[ -n "$v" ] && record herd "$n/sfc/sfc_$c" "$run" "$v"
+				done
+			fi
+			bench_log "herd N=$n run $run $t: executions=$((s1 - s0)) calls=$calls $line"
+		done
+	done
+done
+
+md "## Herd: N identical cold queries at one barrier" "" \
+	"\`bench/clients/herd.c\` opens N connections, waits until all are idle, releases them through one" \
+	"pthread barrier, and each sends the same cold ~50 ms query (\`heavy_sql\` in bench/lib.sh, a new" \
+	"constant per run so no cache has seen it). *executions*: seq scans of \`$HEAVY_TABLE\` (the query scans it" \
+	"once) on the server that executes; *calls*: pg_stat_statements calls there (a cache hit may count as a call);" \
+	"*spread*: first to last send, i.e. how tight the barrier was on these 2 shared cores." ""
+md "| N | target | executions | pg_stat_statements calls | sfcache misses / coalesced | last client done (ms) | p50 (ms) | p99 (ms) | send spread (ms) |" \
+	"| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+for n in $sizes; do
+	for t in sfc plain pgpool; do
+		if [ "$t" = sfc ] && [ "$BENCH_SFC_CACHE" != yes ]; then
+			md "| $n | sfcache | $SFC_NA | | | | | | |"
+			continue
+		fi
+		co="n/a"
+		[ "$t" = sfc ] && co="$(cell herd "$n/sfc/sfc_miss") / $(cell herd "$n/sfc/sfc_coalesc")"
+		name=$t; [ "$t" = sfc ] && name=sfcache; [ "$t" = pgpool ] && name=pgpool-II
+		md "| $n | $name | $(cell herd "$n/$t/exec") | $(cell herd "$n/$t/calls") | $co | $(cell herd "$n/$t/last_ms") | $(cell herd "$n/$t/p50_ms") | $(cell herd "$n/$t/p99_ms") | $(cell herd "$n/$t/spread_ms" '%.1f') |"
+	done
+done
+md "" "Ratios (per run):" "" "| N | executions sfcache / plain | executions pgpool-II / plain | last done sfcache / plain | last done pgpool-II / plain |" \
+	"| ---: | ---: | ---: | ---: | ---: |"
+for n in $sizes; do
+	sp=$(ratio_cell herd "$n/sfc/exec" "$n/plain/exec"); sl=$(ratio_cell herd "$n/sfc/last_ms" "$n/plain/last_ms")
+	[ "$BENCH_SFC_CACHE" != yes ] && sp=$SFC_NA sl=$SFC_NA
+	md "| $n | $sp | $(ratio_cell herd "$n/pgpool/exec" "$n/plain/exec") | $sl | $(ratio_cell herd "$n/pgpool/last_ms" "$n/plain/last_ms") |"
+done
+md "" "Goal (issue 3): exactly 1 execution for sfcache; plain PostgreSQL and pgpool-II execute N times." \
+	"pgpool-II may execute fewer than N: its children share the 2 cores with the backends, and one that reads" \
+	"its client's query only after the first result was stored serves it from its cache (a late hit, not coalescing)."
+
+# herd.dat: per N, median executions then median last-client time of
+# sfc plain pgpool (NaN where not measured), for plots/herd.gp.
+{
+	echo "# N exec_sfc exec_plain exec_pgpool last_ms_sfc last_ms_plain last_ms_pgpool"
+	for n in $sizes; do
+		printf '%s' "$n"
+		for f in exec last_ms; do
+			for t in sfc plain pgpool; do v=$(values herd "$n/$t/$f" | median); printf ' %s' "${v:-NaN}"; done
+		done
+		echo
+	done
+} >"$BENCH_OUT/herd.dat"
