@@ -135,7 +135,7 @@ lead(CacheKey key, uint32 hashcode, uint64 shape)
 static bool
 register_follower(CacheEntry *e, CacheKey key)
 {
-	LWLock	   *lock = StorePartitionLock(e->hashcode);
+	LWLock	   *lock = StorePartitionLock(StoreHashKey(key));
 	bool		registered = false;
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
@@ -149,9 +149,11 @@ register_follower(CacheEntry *e, CacheKey key)
 }
 
 /*
- * A follower looks at the entry it waits on. Caller must hold its
- * partition lock exclusively; the follower's registration is dropped
- * unless the entry is still computing.
+ * A follower looks at the entry it waits on. Caller must hold the partition
+ * lock of the follower's key (not of whatever key the slot holds now: while
+ * the slot holds that key, that lock protects it, and it is the lock under
+ * which the slot's last_key was written when that key was removed). The
+ * registration is dropped unless the entry is still computing.
  */
 static FollowResult
 follower_check(CacheEntry *e, CacheKey key, CachedResult *result, SfcBypass *why)
@@ -188,7 +190,7 @@ follower_check(CacheEntry *e, CacheKey key, CachedResult *result, SfcBypass *why
 static void
 unregister_follower(CacheEntry *e, CacheKey key)
 {
-	LWLock	   *lock = StorePartitionLock(e->hashcode);
+	LWLock	   *lock = StorePartitionLock(StoreHashKey(key));
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
 	if (keys_equal(e->key, key) && e->state != ENTRY_FREE && e->waiters > 0)
@@ -219,7 +221,7 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 		ConditionVariablePrepareToSleep(&e->cv);
 		for (;;)
 		{
-			LWLock	   *lock = StorePartitionLock(e->hashcode);
+			LWLock	   *lock = StorePartitionLock(StoreHashKey(key));
 			long		left;
 
 			LWLockAcquire(lock, LW_EXCLUSIVE);
