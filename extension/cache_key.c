@@ -34,40 +34,52 @@ hash128(const char *data, int len)
 	return key;
 }
 
+/* Length of the location field name at p (just after a ':'), or 0. */
+static size_t
+location_field(const char *p)
+{
+	static const char *const fields[] = {"location ", "stmt_location ", "stmt_len "};
+	static const size_t lengths[] = {9, 14, 9};
+
+	for (int i = 0; i < lengthof(fields); i++)
+		if (p[0] == fields[i][0] && strncmp(p, fields[i], lengths[i]) == 0)
+			return lengths[i];
+	return 0;
+}
+
 /*
- * Drop the token positions from a node string: the same statement written
- * with other white space, or under EXPLAIN, is the same statement.
+ * Drop the token positions from a node string, in place: the same
+ * statement written with other white space, or under EXPLAIN, is the same
+ * statement. Returns the new length.
  */
 static int
 strip_locations(char *text)
 {
-	static const char *const fields[] = {" :location ", " :stmt_location ", " :stmt_len "};
 	char	   *in = text;
 	char	   *out = text;
+	char	   *colon;
+	size_t		tail;
 
-	while (*in)
+	while ((colon = strchr(in, ':')) != NULL)
 	{
-		bool		skipped = false;
+		size_t		field = location_field(colon + 1);
+		size_t		keep = colon - in + (field ? 0 : 1);
 
-		for (int i = 0; i < lengthof(fields) && !skipped; i++)
+		memmove(out, in, keep);
+		out += keep;
+		in = colon + 1;
+		if (field)
 		{
-			size_t		len = strlen(fields[i]);
-
-			if (strncmp(in, fields[i], len) == 0)
-			{
-				in += len;
-				if (*in == '-')
-					in++;
-				while (*in >= '0' && *in <= '9')
-					in++;
-				skipped = true;
-			}
+			in += field;
+			if (*in == '-')
+				in++;
+			while (*in >= '0' && *in <= '9')
+				in++;
 		}
-		if (!skipped)
-			*out++ = *in++;
 	}
-	*out = '\0';
-	return out - text;
+	tail = strlen(in);
+	memmove(out, in, tail + 1);
+	return out + tail - text;
 }
 
 /* The key of a query tree, constants included, parameters not. */
