@@ -9,10 +9,11 @@
  *		indexes (whatif.c), which the advice needs.
  *
  * Only top-level statements are sampled (not those run inside functions or
- * utility commands such as DECLARE CURSOR); writes are counted at every
- * level. A statement the result cache serves runs its real plan one level
- * down, when it leads or bypasses the cache (a hit scans nothing): that
- * plan is sampled as the statement's own, under EXPLAIN ANALYZE too.
+ * utility commands such as DECLARE CURSOR; EXECUTE and EXPLAIN ANALYZE
+ * count as top level), by the statement nesting level that cache_plan.c
+ * keeps; writes are counted at every level. A statement the result cache
+ * serves runs its real plan one level down, when it leads or bypasses the
+ * cache (a hit scans nothing): that plan is sampled as the statement's own.
  *
  *-------------------------------------------------------------------------
  */
@@ -44,22 +45,15 @@ double		advice_sample_rate = 0.1;
 int			advice_max = 2000;
 double		advice_min_benefit = 0.3;
 
-static int	advice_nesting = 0;
-
 /* Top-level statements being sampled (more than one with open cursors). */
 static QueryDesc *advice_sampled[ADVICE_MAX_SAMPLED];
 static int	advice_nsampled = 0;
 
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
-static ExecutorRun_hook_type prev_ExecutorRun = NULL;
-static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
 static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
 static void advice_ExecutorStart(QueryDesc *queryDesc, int eflags);
-static void advice_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction,
-							   uint64 count, bool execute_once);
-static void advice_ExecutorFinish(QueryDesc *queryDesc);
 static void advice_ExecutorEnd(QueryDesc *queryDesc);
 static void advice_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 								  bool readOnlyTree, ProcessUtilityContext context,
@@ -100,10 +94,6 @@ AdviceInit(void)
 
 	prev_ExecutorStart = ExecutorStart_hook;
 	ExecutorStart_hook = advice_ExecutorStart;
-	prev_ExecutorRun = ExecutorRun_hook;
-	ExecutorRun_hook = advice_ExecutorRun;
-	prev_ExecutorFinish = ExecutorFinish_hook;
-	ExecutorFinish_hook = advice_ExecutorFinish;
 	prev_ExecutorEnd = ExecutorEnd_hook;
 	ExecutorEnd_hook = advice_ExecutorEnd;
 	prev_ProcessUtility = ProcessUtility_hook;
@@ -116,7 +106,7 @@ static bool
 advice_should_sample(int eflags)
 {
 	if (!advice_enabled || advice_sample_rate <= 0.0 ||
-		(advice_nesting > 0 && !SfcacheStartingSavedQuery()) ||
+		(sfc_nesting_level > 0 && !SfcacheStartingSavedQuery()) ||
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) || IsParallelWorker() ||
 		advice_nsampled >= ADVICE_MAX_SAMPLED)
 		return false;
@@ -162,43 +152,6 @@ advice_ExecutorStart(QueryDesc *queryDesc, int eflags)
 		prev_ExecutorStart(queryDesc, eflags);
 	else
 		standard_ExecutorStart(queryDesc, eflags);
-}
-
-static void
-advice_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction,
-				   uint64 count, bool execute_once)
-{
-	advice_nesting++;
-	PG_TRY();
-	{
-		if (prev_ExecutorRun)
-			prev_ExecutorRun(queryDesc, direction, count, execute_once);
-		else
-			standard_ExecutorRun(queryDesc, direction, count, execute_once);
-	}
-	PG_FINALLY();
-	{
-		advice_nesting--;
-	}
-	PG_END_TRY();
-}
-
-static void
-advice_ExecutorFinish(QueryDesc *queryDesc)
-{
-	advice_nesting++;
-	PG_TRY();
-	{
-		if (prev_ExecutorFinish)
-			prev_ExecutorFinish(queryDesc);
-		else
-			standard_ExecutorFinish(queryDesc);
-	}
-	PG_FINALLY();
-	{
-		advice_nesting--;
-	}
-	PG_END_TRY();
 }
 
 /*
@@ -265,20 +218,11 @@ advice_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 					  ParamListInfo params, QueryEnvironment *queryEnv,
 					  DestReceiver *dest, QueryCompletion *qc)
 {
-	advice_nesting++;
-	PG_TRY();
-	{
-		if (prev_ProcessUtility)
-			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+	if (prev_ProcessUtility)
+		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+							params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 								params, queryEnv, dest, qc);
-		else
-			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-									params, queryEnv, dest, qc);
-	}
-	PG_FINALLY();
-	{
-		advice_nesting--;
-	}
-	PG_END_TRY();
 	advice_count_utility_writes(pstmt->utilityStmt);
 }
