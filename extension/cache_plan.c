@@ -84,7 +84,7 @@ build_target_lists(Query *query, List **scan_tlist, List **plan_tlist)
 }
 
 static CustomScan *
-make_cache_scan(Query *query, const char *query_string, int cursorOptions,
+make_cache_scan(Query *query, const char *statement, int cursorOptions,
 				const CacheableInfo *info)
 {
 	CustomScan *cscan = makeNode(CustomScan);
@@ -110,13 +110,17 @@ make_cache_scan(Query *query, const char *query_string, int cursorOptions,
 	priv.relids = info->relids;
 	priv.ttl_s = info->ttl_s;
 	priv.cursor_options = cursorOptions;
-	priv.query_string = query_string;
+	priv.query_string = statement;
 	cscan->custom_private = SfcScanPrivateToList(&priv);
 	return cscan;
 }
 
+/*
+ * statement is this statement's own text: a client may send thousands of
+ * statements in one string, and each plan keeps a copy of it.
+ */
 static PlannedStmt *
-make_cache_plan(Query *query, const char *query_string, int cursorOptions,
+make_cache_plan(Query *query, const char *statement, int cursorOptions,
 				const CacheableInfo *info)
 {
 	PlannedStmt *stmt = makeNode(PlannedStmt);
@@ -125,7 +129,7 @@ make_cache_plan(Query *query, const char *query_string, int cursorOptions,
 	stmt->commandType = CMD_SELECT;
 	stmt->queryId = query->queryId;
 	stmt->canSetTag = query->canSetTag;
-	stmt->planTree = (Plan *) make_cache_scan(query, query_string, cursorOptions, info);
+	stmt->planTree = (Plan *) make_cache_scan(query, statement, cursorOptions, info);
 	collect_relations((Node *) query, &stmt->rtable);
 	extract_query_dependencies((Node *) query, &stmt->relationOids,
 							   &stmt->invalItems, &has_row_security);
@@ -161,7 +165,8 @@ sfc_planner(Query *parse, const char *query_string, int cursorOptions,
 		else
 			CheckCacheable(parse, query_string, &info);
 		if (info.bypass == SFC_BYPASS_NONE)
-			return make_cache_plan(parse, query_string, cursorOptions, &info);
+			return make_cache_plan(parse, text ? pnstrdup(text, len) : NULL,
+								   cursorOptions, &info);
 		CacheStatsBypass(info.bypass, parse->queryId);
 		CacheExplainNoteBypass(info.bypass);
 	}

@@ -122,11 +122,13 @@ void
 RunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
 			  Snapshot snapshot, DestReceiver *dest)
 {
+	Query	   *query = copyObject(priv->query);
 	PlannedStmt *stmt;
 	QueryDesc  *qd;
 
-	stmt = pg_plan_query(copyObject(priv->query), priv->query_string,
-						 priv->cursor_options, params);
+	/* the text kept is the statement's own, not the client's whole string */
+	query->stmt_location = 0;
+	stmt = pg_plan_query(query, priv->query_string, priv->cursor_options, params);
 	qd = CreateQueryDesc(stmt, priv->query_string, snapshot, InvalidSnapshot,
 						 dest, params, NULL, 0);
 	starting_saved_query = true;
