@@ -68,6 +68,7 @@ int8_const(int64 value)
 					 Int64GetDatum(value), false, FLOAT8PASSBYVAL);
 }
 
+/* The statement text becomes part of the list: the caller gives its own copy. */
 List *
 SfcScanPrivateToList(const SfcScanPrivate *priv)
 {
@@ -75,7 +76,7 @@ SfcScanPrivateToList(const SfcScanPrivate *priv)
 	Const	   *lo = int8_const((int64) priv->key.lo);
 	List	   *key = list_make2(hi, lo);
 	List	   *ints = list_make2_int(priv->ttl_s, priv->cursor_options);
-	String	   *text = makeString(pstrdup(priv->query_string ? priv->query_string : ""));
+	String	   *text = makeString(priv->query_string ? (char *) priv->query_string : pstrdup(""));
 
 	return list_make5(priv->query, key, priv->relids, ints, text);
 }
