@@ -118,6 +118,7 @@ typedef struct AdviceTableStats
 {
 	Oid			relid;
 	int64		writes;
+	int64		invalidations;	/* committed transactions that wrote it */
 	TimestampTz first_seen;
 	TimestampTz last_write;
 } AdviceTableStats;
@@ -204,6 +205,7 @@ extern void AdviceStoreStatement(Oid userid, uint64 queryid,
 								 const char *search_path, const char *text,
 								 int len);
 extern void AdviceStoreWrite(Oid relid);
+extern void AdviceStoreInvalidation(Oid relid);
 extern List *AdviceCopyQuals(void);
 extern List *AdviceCopyStatements(void);
 extern List *AdviceCopyTables(void);

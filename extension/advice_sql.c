@@ -187,13 +187,14 @@ sfcache_table_activity_0_1(PG_FUNCTION_ARGS)
 	foreach(lc, AdviceCopyTables())
 	{
 		AdviceTableStats *t = lfirst(lc);
-		Datum		values[4];
-		bool		nulls[4] = {false, false, false, false};
+		Datum		values[5];
+		bool		nulls[5] = {false, false, false, false, false};
 
 		values[0] = ObjectIdGetDatum(t->relid);
 		values[1] = Int64GetDatum(t->writes);
 		values[2] = TimestampTzGetDatum(t->first_seen);
 		values[3] = TimestampTzGetDatum(t->last_write);
+		values[4] = Int64GetDatum(t->invalidations);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -306,21 +306,17 @@ AdviceStoreStatement(Oid userid, uint64 queryid, const char *search_path,
 	LWLockRelease(advice_lock);
 }
 
-/* Count one write (INSERT, UPDATE, DELETE, MERGE, COPY, TRUNCATE) to relid. */
-void
-AdviceStoreWrite(Oid relid)
+/* The table entry of relid, created if need be. Caller holds advice_table_lock. */
+static AdviceTableEntry *
+advice_table_entry(Oid relid, TimestampTz now)
 {
 	AdviceTableKey key;
 	AdviceTableEntry *e;
 	bool		found;
-	TimestampTz now = GetCurrentTimestamp();
 
-	if (advice_tables == NULL)
-		return;
 	memset(&key, 0, sizeof(key));
 	key.dbid = MyDatabaseId;
 	key.relid = relid;
-	LWLockAcquire(advice_table_lock, LW_EXCLUSIVE);
 	e = advice_enter(advice_tables, advice_small_max(), &key,
 					 advice_table_usefulness, &found);
 	if (e != NULL && !found)
@@ -329,11 +325,41 @@ AdviceStoreWrite(Oid relid)
 		e->stats.relid = relid;
 		e->stats.first_seen = now;
 	}
-	if (e != NULL)
+	return e;
+}
+
+/* Count one write (INSERT, UPDATE, DELETE, MERGE, COPY, TRUNCATE) to relid. */
+void
+AdviceStoreWrite(Oid relid)
+{
+	TimestampTz now = GetCurrentTimestamp();
+	AdviceTableEntry *e;
+
+	if (advice_tables == NULL)
+		return;
+	LWLockAcquire(advice_table_lock, LW_EXCLUSIVE);
+	if ((e = advice_table_entry(relid, now)) != NULL)
 	{
 		e->stats.writes++;
 		e->stats.last_write = now;
 	}
+	LWLockRelease(advice_table_lock);
+}
+
+/*
+ * Count one invalidation of relid's cached results: a committed
+ * transaction that wrote it (inval.c calls this after the commit).
+ */
+void
+AdviceStoreInvalidation(Oid relid)
+{
+	AdviceTableEntry *e;
+
+	if (advice_tables == NULL || !advice_enabled)
+		return;
+	LWLockAcquire(advice_table_lock, LW_EXCLUSIVE);
+	if ((e = advice_table_entry(relid, GetCurrentTimestamp())) != NULL)
+		e->stats.invalidations++;
 	LWLockRelease(advice_table_lock);
 }
 

@@ -49,6 +49,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
+#include "advice.h"
 #include "sfcache.h"
 
 #define SFC_GEN_SLOTS 16384
@@ -292,6 +293,16 @@ bump_after_commit(void)
 	}
 }
 
+/* Tell sfcache.table_activity which tables a commit invalidated. */
+static void
+count_invalidations(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, written_relids)
+		AdviceStoreInvalidation(lfirst_oid(lc));
+}
+
 static void
 forget_writes(void)
 {
@@ -320,7 +331,11 @@ sfc_xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PREPARE:
 			if (bumped_pre_commit)
+			{
 				bump_after_commit();
+				if (event == XACT_EVENT_COMMIT)
+					count_invalidations();
+			}
 			forget_writes();
 			break;
 		default:
@@ -373,7 +388,14 @@ note_utility_writes(Node *stmt)
 			note_write(relid_of(((AlterTableStmt *) stmt)->relation));
 			break;
 		case T_TruncateStmt:
-			note_write_global();
+			{
+				ListCell   *lc;
+
+				/* the global bump covers CASCADE; the tables are counted */
+				foreach(lc, ((TruncateStmt *) stmt)->relations)
+					note_write(relid_of(lfirst_node(RangeVar, lc)));
+				note_write_global();
+			}
 			break;
 		default:
 			break;

@@ -315,7 +315,7 @@ AS 'MODULE_PATHNAME', 'sfcache_index_advice_0_1';
 
 CREATE FUNCTION sfcache.table_activity_raw(
 	OUT relid oid, OUT writes bigint, OUT first_seen timestamptz,
-	OUT last_write timestamptz)
+	OUT last_write timestamptz, OUT invalidations bigint)
 RETURNS SETOF record
 LANGUAGE C STRICT VOLATILE
 SET search_path = pg_catalog
@@ -355,16 +355,16 @@ FROM sfcache.index_advice_raw() a
 JOIN pg_catalog.pg_class c ON c.oid = a.relid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace;
 
--- Writes per table of this database, for the advisor's cache TTLs.
--- Until the result cache counts its own, every write counts as one
--- invalidation: invalidations equal writes.
+-- Writes per table of this database, for the advisor's cache TTLs: writes
+-- are statements, invalidations the committed transactions that wrote the
+-- table (each one invalidates the cached results that read it).
 CREATE VIEW sfcache.table_activity AS
 SELECT n.nspname AS schemaname, c.relname AS tablename, t.writes,
-	t.writes AS invalidations, t.first_seen, t.last_write,
+	t.invalidations, t.first_seen, t.last_write,
 	t.writes / GREATEST(
 		extract(epoch FROM pg_catalog.now() - t.first_seen) / 60, 1)::float8
 		AS writes_per_minute,
-	t.writes / GREATEST(
+	t.invalidations / GREATEST(
 		extract(epoch FROM pg_catalog.now() - t.first_seen) / 60, 1)::float8
 		AS invalidations_per_minute
 FROM sfcache.table_activity_raw() t

@@ -103,8 +103,13 @@ SET sfcache.advice_min_benefit = 0.99;
 SELECT count(*) AS suggestions FROM sfcache.index_advice;
 RESET sfcache.advice_min_benefit;
 
--- Writes per table: INSERT, UPDATE, DELETE, COPY and TRUNCATE count.
+-- Writes per table: INSERT, UPDATE, DELETE, COPY and TRUNCATE count, each
+-- statement a write, each committed transaction an invalidation.
 CREATE TABLE lms_log (id int, msg text);
+BEGIN;
+INSERT INTO lms_log VALUES (0, 'x');
+DELETE FROM lms_log WHERE id = 0;
+COMMIT;
 INSERT INTO lms_log VALUES (1, 'a'), (2, 'b');
 UPDATE lms_log SET msg = 'c' WHERE id = 1;
 DELETE FROM lms_log WHERE id = 2;
