@@ -155,10 +155,75 @@ parse_format(AdvisorOptions *opts, const char *arg)
 	opts->format_name = arg;
 }
 
-/* The options that take no value or only a short one. */
+/* The options that select or filter suggestions. */
+static int
+parse_selection(AdvisorOptions *opts, int c, const char *arg)
+{
+	switch (c)
+	{
+		case OPT_MAX_INDEXES:
+			opts->max_indexes = (int) parse_count("--max-indexes", arg, INT_MAX);
+			return 1;
+		case OPT_MAX_SIZE:
+			opts->max_size = parse_size(arg);
+			opts->max_size_text = arg;
+			return 1;
+		case OPT_MIN_CALLS:
+			opts->min_calls = parse_count("--min-calls", arg, LLONG_MAX);
+			return 1;
+		case OPT_MIN_BENEFIT:
+			opts->min_benefit = parse_fraction(arg);
+			return 1;
+		case OPT_TABLE:
+			if (*arg == '\0')
+				usage_error("invalid value \"%s\" for --table: a pattern is required", arg);
+			opts->tables = pg_realloc(opts->tables, sizeof(char *) * (opts->ntables + 1));
+			opts->tables[opts->ntables++] = arg;
+			return 1;
+	}
+	return 0;
+}
+
+/* The options that shape the output. */
+static int
+parse_output(AdvisorOptions *opts, int c, const char *arg)
+{
+	switch (c)
+	{
+		case 'o':
+			opts->output = arg;
+			return 1;
+		case 'f':
+			parse_format(opts, arg);
+			return 1;
+		case OPT_APP:
+		case OPT_NAME:
+			if (*arg == '\0' || strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(arg))
+				usage_error("invalid value \"%s\" for --app or --name: letters, digits and underscores are required", arg);
+			if (c == OPT_APP)
+				opts->app = arg;
+			else
+				opts->name = arg;
+			return 1;
+		case OPT_DOWN:
+			opts->down = 1;
+			return 1;
+		case OPT_REPLACE:
+			opts->replace = 1;
+			return 1;
+		case OPT_NO_TTL:
+			opts->no_ttl = 1;
+			return 1;
+	}
+	return 0;
+}
+
+/* Connection and the remaining options; exits on an unknown one. */
 static void
 parse_one(AdvisorOptions *opts, int c, const char *arg)
 {
+	if (parse_selection(opts, c, arg) || parse_output(opts, c, arg))
+		return;
 	switch (c)
 	{
 		case 'd':
@@ -173,51 +238,8 @@ parse_one(AdvisorOptions *opts, int c, const char *arg)
 		case 'U':
 			opts->conn.username = arg;
 			break;
-		case 'o':
-			opts->output = arg;
-			break;
-		case 'f':
-			parse_format(opts, arg);
-			break;
 		case 'q':
 			opts->quiet = 1;
-			break;
-		case OPT_MAX_INDEXES:
-			opts->max_indexes = (int) parse_count("--max-indexes", arg, INT_MAX);
-			break;
-		case OPT_MAX_SIZE:
-			opts->max_size = parse_size(arg);
-			opts->max_size_text = arg;
-			break;
-		case OPT_MIN_CALLS:
-			opts->min_calls = parse_count("--min-calls", arg, LLONG_MAX);
-			break;
-		case OPT_MIN_BENEFIT:
-			opts->min_benefit = parse_fraction(arg);
-			break;
-		case OPT_TABLE:
-			if (*arg == '\0')
-				usage_error("invalid value \"%s\" for --table: a pattern is required", arg);
-			opts->tables = pg_realloc(opts->tables, sizeof(char *) * (opts->ntables + 1));
-			opts->tables[opts->ntables++] = arg;
-			break;
-		case OPT_APP:
-		case OPT_NAME:
-			if (*arg == '\0' || strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(arg))
-				usage_error("invalid value \"%s\" for --app or --name: letters, digits and underscores are required", arg);
-			if (c == OPT_APP)
-				opts->app = arg;
-			else
-				opts->name = arg;
-			break;
-		case OPT_DOWN:
-			opts->down = 1;
-			break;
-		case OPT_REPLACE:
-			opts->replace = 1;
-			break;
-		case OPT_NO_TTL:
-			opts->no_ttl = 1;
 			break;
 		case OPT_APPLY:
 			opts->apply = 1;

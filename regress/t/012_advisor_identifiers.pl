@@ -27,6 +27,10 @@ for my $bad (
 		"bad option value: @$args");
 }
 
+command_checks_all(advisor("dbname='unterminated"), 2, [qr/^$/],
+	[qr/^sfcache-advisor: could not connect: .*unterminated quoted string/],
+	'malformed conninfo: exit 2');
+
 my $node = advisor_node('identifiers');
 my $conn = $node->connstr('app');
 $node->safe_psql('app', q{
