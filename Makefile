@@ -70,7 +70,20 @@ include $(PGXS)
 ADVISOR = advisor/sfcache-advisor
 ADVISOR_OBJS = \
 	advisor/main.o \
-	advisor/connect.o
+	advisor/apply.o \
+	advisor/connect.o \
+	advisor/consolidate.o \
+	advisor/emit_django.o \
+	advisor/emit_json.o \
+	advisor/emit_sql.o \
+	advisor/evidence.o \
+	advisor/fetch.o \
+	advisor/indexdef.o \
+	advisor/migration.o \
+	advisor/naming.o \
+	advisor/options.o \
+	advisor/strlist.o \
+	advisor/ttl.o
 
 $(ADVISOR_OBJS): CPPFLAGS += -I$(includedir)
 $(ADVISOR_OBJS): advisor/advisor.h

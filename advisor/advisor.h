@@ -1,20 +1,29 @@
 /*-------------------------------------------------------------------------
  *
  * advisor.h
- *		Declarations shared by the files of sfcache-advisor.
+ *		Declarations shared by the files of sfcache-advisor: the options,
+ *		the workload read from the database (advice, existing indexes, table
+ *		churn, statements, column statistics) and the functions of each step
+ *		(fetch, consolidate, name, emit, apply).
  *
  *-------------------------------------------------------------------------
  */
 #ifndef SFCACHE_ADVISOR_H
 #define SFCACHE_ADVISOR_H
 
+#include <stdio.h>
+
 #include "libpq-fe.h"
+#include "pqexpbuffer.h"
 
 /* Exit codes a deploy script can act on. */
 #define ADVISOR_EXIT_NOTHING		0	/* nothing to suggest */
 #define ADVISOR_EXIT_SUGGESTED		1	/* suggestions written */
-#define ADVISOR_EXIT_USAGE			2	/* usage or connection error */
+#define ADVISOR_EXIT_USAGE			2	/* usage, connection or SQL error */
 #define ADVISOR_EXIT_EXTENSION		3	/* extension missing or mismatched */
+
+/* The longest index name PostgreSQL keeps (NAMEDATALEN - 1). */
+#define ADVISOR_MAX_NAME			63
 
 /* How to reach the database, as psql takes it. */
 typedef struct ConnectOptions
@@ -25,8 +34,213 @@ typedef struct ConnectOptions
 	const char *username;
 } ConnectOptions;
 
+typedef enum OutputFormat
+{
+	FORMAT_SQL,
+	FORMAT_DJANGO,
+	FORMAT_JSON
+} OutputFormat;
+
+/* Everything the command line says, connection aside. */
+typedef struct AdvisorOptions
+{
+	ConnectOptions conn;
+	const char *output;			/* -o FILE (or directory for django) */
+	OutputFormat format;
+	const char *format_name;
+	int			max_indexes;	/* -1: no limit */
+	long long	max_size;		/* bytes; -1: no limit */
+	const char *max_size_text;
+	long long	min_calls;
+	double		min_benefit;
+	const char **tables;		/* --table patterns */
+	int			ntables;
+	const char *app;			/* --app LABEL (django) */
+	const char *name;			/* --name NAME (django) */
+	int			down;
+	int			replace;
+	int			no_ttl;
+	int			apply;
+	int			quiet;
+} AdvisorOptions;
+
+/* A growable array of malloc'd strings. */
+typedef struct StrList
+{
+	char	  **items;
+	int			n;
+	int			cap;
+} StrList;
+
+/*
+ * An index definition split from its text "<am> (<keys>)<rest>", as
+ * pg_get_indexdef() and the extension print it after USING.
+ */
+typedef struct IndexDef
+{
+	char	   *am;				/* btree, gin, ... */
+	StrList		elems;			/* each key element as written */
+	StrList		keys;			/* each key without opclass or ordering */
+	char	   *pred;			/* the WHERE clause, or NULL */
+	int			has_extra;		/* INCLUDE, WITH, ... after the keys */
+} IndexDef;
+
+/* An index that exists already. */
+typedef struct ExistingIndex
+{
+	char	   *schema;
+	char	   *table;
+	char	   *name;
+	char	   *tail;			/* after USING, or NULL if unparsable */
+	IndexDef	def;
+	int			unique;
+	int			valid;
+	int			constraint;		/* backs a constraint: never dropped */
+} ExistingIndex;
+
+/* One suggested index, from sfcache.index_advice. */
+typedef struct Advice
+{
+	char	   *schema;
+	char	   *table;
+	char	   *ext_name;		/* the name the extension proposed */
+	char	   *replaces;		/* the extension's "replaces", or NULL */
+	IndexDef	def;
+	long long	calls;
+	long long	rows_scanned;
+	long long	rows_returned;
+	double		cost_before;
+	double		cost_after;
+	double		benefit;		/* 1 - after / before */
+	long long	size;			/* estimated bytes */
+	StrList		queryids;
+	StrList		absorbed;		/* suggestions merged into this one */
+	int		   *redundant;		/* indexes into Workload.existing */
+	int			nredundant;
+	char	   *name;			/* the advisor's own name */
+	int			absorbed_by;	/* -1, or the suggestion it merged into */
+	int			chosen;
+	int			budget_skipped;
+} Advice;
+
+/* A per-table TTL recommendation from sfcache.table_activity. */
+typedef struct TableTtl
+{
+	char	   *schema;
+	char	   *table;
+	long long	writes;
+	double		writes_per_minute;
+	int			current_s;		/* existing per-table TTL, 0 if none */
+	int			ttl_s;			/* recommendation, 0 if none */
+} TableTtl;
+
+/* A statement shape from sfcache.statements, for the evidence. */
+typedef struct StatementInfo
+{
+	char	   *queryid;
+	long long	calls;
+	long long	hits;
+	char	   *query;
+} StatementInfo;
+
+/* n_distinct of one column, from pg_stats. */
+typedef struct ColumnStat
+{
+	char	   *schema;
+	char	   *table;
+	char	   *column;
+	double		n_distinct;
+} ColumnStat;
+
+/* What the advisor works with, read once. */
+typedef struct Workload
+{
+	char	   *dbname;
+	char	   *ext_version;
+	char	   *generated_at;	/* UTC time of the run */
+	char	   *options_text;	/* the options, for the header */
+	Advice	   *advice;
+	int			nadvice;
+	ExistingIndex *existing;
+	int			nexisting;
+	TableTtl   *ttl;
+	int			nttl;
+	int			global_ttl_s;
+	StatementInfo *stmts;
+	int			nstmts;
+	ColumnStat *stats;
+	int			nstats;
+	int			nchosen;
+	int			nbudget_skipped;
+	int			nfiltered;
+} Workload;
+
 /* connect.c */
 extern PGconn *advisor_connect(const ConnectOptions *opts);
 extern char *advisor_check_extension(PGconn *conn);
+extern void advisor_fail(PGconn *conn, const char *what);
+
+/* options.c */
+extern void advisor_parse_options(int argc, char **argv, AdvisorOptions *opts);
+extern char *advisor_options_text(const AdvisorOptions *opts);
+
+/* strlist.c */
+extern void strlist_add(StrList *l, const char *s);
+extern void strlist_add_nocopy(StrList *l, char *s);
+extern int	strlist_find(const StrList *l, const char *s);
+extern void strlist_free(StrList *l);
+extern char *esc_ident(PGconn *conn, const char *ident);
+extern char *esc_literal(PGconn *conn, const char *text);
+extern void append_comment_text(PQExpBuffer buf, const char *text, int max);
+extern void format_size(char *buf, size_t len, long long bytes);
+
+/* indexdef.c */
+extern int	indexdef_parse(const char *tail, IndexDef *def);
+extern void indexdef_free(IndexDef *def);
+extern char *key_unquote(const char *key);
+extern int	key_is_column(const char *key);
+
+/* fetch.c */
+extern void fetch_workload(PGconn *conn, const AdvisorOptions *opts, Workload *w);
+extern void fetch_column_stats(PGconn *conn, Workload *w);
+extern void workload_free(Workload *w);
+extern int	table_selected(const AdvisorOptions *opts, const char *schema,
+						   const char *table);
+extern PGresult *advisor_query(PGconn *conn, const char *sql, int nparams,
+							   const char *const *params);
+
+/* consolidate.c */
+extern void consolidate(Workload *w, const AdvisorOptions *opts);
+
+/* naming.c */
+extern void name_indexes(PGconn *conn, Workload *w);
+
+/* ttl.c */
+extern void ttl_fetch(PGconn *conn, const AdvisorOptions *opts, Workload *w);
+extern int	ttl_recommend(double writes_per_minute, long long writes, int global_s);
+extern int	ttl_count(const Workload *w);
+
+/* migration.c: the statements every format writes */
+extern void migration_up(PGconn *conn, const Workload *w, const Advice *a,
+						 int replace, StrList *out);
+extern void migration_down(PGconn *conn, const Workload *w, const Advice *a,
+						   int replace, StrList *out);
+extern void migration_ttl(PGconn *conn, const TableTtl *t, int down, PQExpBuffer out);
+extern void migration_evidence(const Workload *w, const Advice *a, int replace,
+							   StrList *lines);
+extern char *qualified_name(PGconn *conn, const char *schema, const char *name);
+
+/* emit_sql.c, emit_django.c, emit_json.c */
+extern void emit_comment(FILE *out, const char *prefix, const char *text);
+extern void emit_header(FILE *out, const char *prefix, const Workload *w,
+						const AdvisorOptions *opts);
+extern void emit_sql(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts);
+extern char *django_name(PGconn *conn, const AdvisorOptions *opts, char **dependency);
+extern void emit_django(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts);
+extern void emit_json(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts);
+
+/* apply.c */
+extern void apply_lock(PGconn *conn, int quiet);
+extern int	apply_migration(PGconn *conn, const Workload *w, const AdvisorOptions *opts);
 
 #endif							/* SFCACHE_ADVISOR_H */

@@ -36,6 +36,15 @@ advisor_connect(const ConnectOptions *opts)
 	return conn;
 }
 
+/* Report a failed step with the server's message and exit 2. */
+void
+advisor_fail(PGconn *conn, const char *what)
+{
+	fprintf(stderr, "sfcache-advisor: %s: %s", what, PQerrorMessage(conn));
+	PQfinish(conn);
+	exit(ADVISOR_EXIT_USAGE);
+}
+
 /*
  * Check that sfcache is installed in this database at the advisor's own
  * version, and that the loaded library agrees. Returns the version (to be

@@ -1,131 +1,138 @@
 /*-------------------------------------------------------------------------
  *
  * main.c
- *		sfcache-advisor's command line: options, the flow from connection to
- *		output, and the exit code.
+ *		sfcache-advisor's flow: options, connection and version check, the
+ *		advisory lock for --apply, reading and consolidating the workload,
+ *		naming, writing the chosen format, applying, and the exit code.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres_fe.h"
 
-#include <getopt.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "advisor.h"
 
-static void
-usage(void)
+/* The output stream: stdout, -o FILE, or for django -o DIR: DIR/NAME.py. */
+static FILE *
+open_output(PGconn *conn, const AdvisorOptions *opts, char **path)
 {
-	printf("sfcache-advisor turns the index advice recorded by the sfcache extension\n"
-		   "into migration SQL.\n\n"
-		   "Usage:\n"
-		   "  sfcache-advisor [OPTION]... [CONNINFO]\n\n"
-		   "Connection options:\n"
-		   "  -d, --dbname=CONNINFO    database name or connection string\n"
-		   "  -h, --host=HOSTNAME      database server host or socket directory\n"
-		   "  -p, --port=PORT          database server port\n"
-		   "  -U, --username=USERNAME  database user name\n\n"
-		   "Other options:\n"
-		   "  -o, --output=FILE        write to FILE instead of standard output\n"
-		   "  -V, --version            print the version and exit\n"
-		   "  -?, --help               show this help and exit\n\n"
-		   "PG* environment variables and ~/.pgpass are used as in psql.\n\n"
-		   "Exit status: 0 nothing to suggest, 1 suggestions written,\n"
-		   "2 usage or connection error, 3 sfcache missing or of another version.\n");
+	struct stat st;
+	FILE	   *out;
+
+	*path = NULL;
+	if (opts->output == NULL)
+		return stdout;
+	if (opts->format == FORMAT_DJANGO && stat(opts->output, &st) == 0 && S_ISDIR(st.st_mode))
+	{
+		char	   *dep;
+		char	   *name = django_name(conn, opts, &dep);
+
+		*path = psprintf("%s/%s.py", opts->output, name);
+		free(name);
+		free(dep);
+	}
+	else
+		*path = pg_strdup(opts->output);
+	if ((out = fopen(*path, "w")) == NULL)
+	{
+		fprintf(stderr, "sfcache-advisor: could not open \"%s\" for writing: %s\n",
+				*path, strerror(errno));
+		PQfinish(conn);
+		exit(ADVISOR_EXIT_USAGE);
+	}
+	return out;
+}
+
+static char *
+utc_now(void)
+{
+	char		buf[64];
+	time_t		now = time(NULL);
+	struct tm	tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	return pg_strdup(buf);
 }
 
 static void
-usage_error(const char *fmt, const char *arg)
+emit(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts)
 {
-	fprintf(stderr, "sfcache-advisor: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry \"sfcache-advisor --help\" for more information.\n");
-	exit(ADVISOR_EXIT_USAGE);
+	if (opts->format == FORMAT_DJANGO)
+		emit_django(out, conn, w, opts);
+	else if (opts->format == FORMAT_JSON)
+		emit_json(out, conn, w, opts);
+	else
+		emit_sql(out, conn, w, opts);
+}
+
+static void
+summary(const Workload *w, const AdvisorOptions *opts)
+{
+	int			merged = 0;
+	int			i;
+
+	if (opts->quiet)
+		return;
+	for (i = 0; i < w->nadvice; i++)
+		merged += w->advice[i].absorbed_by >= 0;
+	if (w->nchosen + ttl_count(w) == 0)
+		fprintf(stderr, "sfcache-advisor: nothing to suggest");
+	else
+		fprintf(stderr, "sfcache-advisor: %d index%s and %d cache TTL%s suggested",
+				w->nchosen, w->nchosen == 1 ? "" : "es",
+				ttl_count(w), ttl_count(w) == 1 ? "" : "s");
+	fprintf(stderr, " (%d merged into another, %d left out by the budget, %d left out by the filters)\n",
+			merged, w->nbudget_skipped, w->nfiltered);
 }
 
 int
 main(int argc, char **argv)
 {
-	static const struct option long_options[] = {
-		{"dbname", required_argument, NULL, 'd'},
-		{"host", required_argument, NULL, 'h'},
-		{"port", required_argument, NULL, 'p'},
-		{"username", required_argument, NULL, 'U'},
-		{"output", required_argument, NULL, 'o'},
-		{"version", no_argument, NULL, 'V'},
-		{"help", no_argument, NULL, '?'},
-		{NULL, 0, NULL, 0}
-	};
-	ConnectOptions copts = {0};
-	const char *output = NULL;
-	FILE	   *out = stdout;
+	AdvisorOptions opts;
+	Workload	w = {0};
 	PGconn	   *conn;
-	char	   *version;
-	int			c;
+	FILE	   *out;
+	char	   *path;
+	int			status;
 
-	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-?") == 0))
-	{
-		usage();
-		exit(0);
-	}
+	advisor_parse_options(argc, argv, &opts);
+	conn = advisor_connect(&opts.conn);
+	w.ext_version = advisor_check_extension(conn);
+	w.dbname = pg_strdup(PQdb(conn));
+	w.generated_at = utc_now();
+	w.options_text = advisor_options_text(&opts);
+	if (opts.apply)
+		apply_lock(conn, opts.quiet);
 
-	while ((c = getopt_long(argc, argv, "d:h:p:U:o:V", long_options, NULL)) != -1)
-	{
-		switch (c)
-		{
-			case 'd':
-				copts.conninfo = optarg;
-				break;
-			case 'h':
-				copts.host = optarg;
-				break;
-			case 'p':
-				copts.port = optarg;
-				break;
-			case 'U':
-				copts.username = optarg;
-				break;
-			case 'o':
-				output = optarg;
-				break;
-			case 'V':
-				printf("sfcache-advisor %s\n", SFCACHE_VERSION);
-				exit(0);
-			default:
-				fprintf(stderr, "Try \"sfcache-advisor --help\" for more information.\n");
-				exit(ADVISOR_EXIT_USAGE);
-		}
-	}
-	if (optind < argc)
-	{
-		if (copts.conninfo != NULL)
-			usage_error("both -d and a connection string were given: \"%s\"", argv[optind]);
-		copts.conninfo = argv[optind++];
-	}
-	if (optind < argc)
-		usage_error("too many command-line arguments (first is \"%s\")", argv[optind]);
+	fetch_workload(conn, &opts, &w);
+	consolidate(&w, &opts);
+	name_indexes(conn, &w);
+	fetch_column_stats(conn, &w);
 
-	conn = advisor_connect(&copts);
-	version = advisor_check_extension(conn);
-
-	if (output != NULL && (out = fopen(output, "w")) == NULL)
+	out = open_output(conn, &opts, &path);
+	emit(out, conn, &w, &opts);
+	if (fflush(out) != 0 || (out != stdout && fclose(out) != 0))
 	{
-		fprintf(stderr, "sfcache-advisor: could not open \"%s\" for writing: %s\n",
-				output, strerror(errno));
+		fprintf(stderr, "sfcache-advisor: could not write \"%s\": %s\n",
+				path ? path : "standard output", strerror(errno));
 		PQfinish(conn);
 		exit(ADVISOR_EXIT_USAGE);
 	}
-
-	fprintf(out, "-- sfcache-advisor %s, database \"%s\", extension %s\n",
-			SFCACHE_VERSION, PQdb(conn), version);
-	fprintf(out, "-- no index advice: this version of sfcache records none yet\n");
-
-	if (out != stdout && fclose(out) != 0)
+	summary(&w, &opts);
+	status = w.nchosen + ttl_count(&w) > 0 ? ADVISOR_EXIT_SUGGESTED : ADVISOR_EXIT_NOTHING;
+	if (opts.apply)
 	{
-		fprintf(stderr, "sfcache-advisor: could not write \"%s\": %s\n",
-				output, strerror(errno));
-		exit(ADVISOR_EXIT_USAGE);
+		int			applied = apply_migration(conn, &w, &opts);
+
+		if (applied == ADVISOR_EXIT_USAGE)
+			status = applied;
 	}
-	free(version);
+	free(path);
+	free(opts.tables);
+	workload_free(&w);
 	PQfinish(conn);
-	return ADVISOR_EXIT_NOTHING;
+	return status;
 }

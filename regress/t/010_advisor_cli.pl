@@ -41,17 +41,17 @@ $node->safe_psql('app', 'CREATE EXTENSION sfcache');
 	local $ENV{PGDATABASE} = 'app';
 	command_checks_all([ 'sfcache-advisor' ],
 		0, [qr/^-- sfcache-advisor \Q$version\E, database "app", extension \Q$version\E/],
-		[qr/^$/], 'matching extension, PG* variables');
+		[qr/^sfcache-advisor: nothing to suggest/], 'matching extension, PG* variables');
 }
 
 command_checks_all(
 	[ 'sfcache-advisor', '-h', $node->host, '-p', $node->port, '-d', 'app',
 		'-U', scalar(getpwuid($<)) ],
-	0, [qr/database "app"/], [qr/^$/], '-h -p -d -U options');
+	0, [qr/database "app"/], [qr/nothing to suggest/], '-h -p -d -U options');
 
 my $outfile = $node->basedir . '/advice.sql';
-command_checks_all([ 'sfcache-advisor', '-o', $outfile, $node->connstr('app') ],
-	0, [qr/^$/], [qr/^$/], '-o writes to a file');
+command_checks_all([ 'sfcache-advisor', '-q', '-o', $outfile, $node->connstr('app') ],
+	0, [qr/^$/], [qr/^$/], '-o writes to a file, -q says nothing');
 like(slurp_file($outfile), qr/^-- sfcache-advisor/, 'the file holds the output');
 
 # Pretend the SQL objects are of another version than the advisor.

@@ -1,0 +1,201 @@
+/*-------------------------------------------------------------------------
+ *
+ * consolidate.c
+ *		One index per need across the whole workload: a suggestion whose
+ *		keys are a prefix of another's (same table, method and predicate)
+ *		is merged into it with its evidence; an existing plain btree index
+ *		that a suggestion strictly extends is marked redundant (never a
+ *		unique one or one that backs a constraint, never by a partial
+ *		index); then the budget (--max-indexes, --max-size) is spent
+ *		greedily by estimated cost saved per byte of index.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres_fe.h"
+
+#include "advisor.h"
+
+static int
+same_table(const char *s1, const char *t1, const char *s2, const char *t2)
+{
+	return strcmp(s1, s2) == 0 && strcmp(t1, t2) == 0;
+}
+
+static int
+same_pred(const char *p1, const char *p2)
+{
+	return (p1 == NULL && p2 == NULL) ||
+		(p1 != NULL && p2 != NULL && strcmp(p1, p2) == 0);
+}
+
+/* Whether the first n entries of a equal those of b. */
+static int
+prefix_of(const StrList *a, const StrList *b)
+{
+	int			i;
+
+	if (a->n > b->n || a->n == 0)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (strcmp(a->items[i], b->items[i]) != 0)
+			return 0;
+	return 1;
+}
+
+/* Whether suggestion a is served by suggestion b, so a can go. */
+static int
+advice_covered_by(const Advice *a, const Advice *b)
+{
+	if (!same_table(a->schema, a->table, b->schema, b->table) ||
+		strcmp(a->def.am, b->def.am) != 0 || !same_pred(a->def.pred, b->def.pred))
+		return 0;
+	if (strcmp(a->def.am, "btree") == 0)
+		return prefix_of(&a->def.keys, &b->def.keys);
+	/* other methods: only an identical definition */
+	return a->def.elems.n == b->def.elems.n && prefix_of(&a->def.elems, &b->def.elems);
+}
+
+/* Move a's evidence into b; calls add up only for statements b did not count. */
+static void
+absorb(Advice *b, Advice *a, int ai)
+{
+	int			i;
+	int			overlap = 0;
+
+	for (i = 0; i < a->queryids.n; i++)
+	{
+		if (strlist_find(&b->queryids, a->queryids.items[i]) >= 0)
+			overlap = 1;
+		else
+			strlist_add(&b->queryids, a->queryids.items[i]);
+	}
+	if (!overlap)
+	{
+		b->calls += a->calls;
+		b->rows_scanned += a->rows_scanned;
+		b->rows_returned += a->rows_returned;
+		b->cost_before += a->cost_before;
+		b->cost_after += a->cost_after;
+		b->benefit = b->cost_before > 0 ? 1.0 - b->cost_after / b->cost_before : 0;
+	}
+	strlist_add(&b->absorbed, a->ext_name);
+	for (i = 0; i < a->absorbed.n; i++)
+		strlist_add(&b->absorbed, a->absorbed.items[i]);
+	a->absorbed_by = ai;
+}
+
+static void
+merge_prefixes(Workload *w)
+{
+	int			i;
+	int			j;
+
+	for (i = 0; i < w->nadvice; i++)
+		for (j = 0; j < w->nadvice; j++)
+		{
+			Advice	   *a = &w->advice[i];
+			Advice	   *b = &w->advice[j];
+
+			if (i == j || a->absorbed_by >= 0 || b->absorbed_by >= 0 ||
+				!advice_covered_by(a, b))
+				continue;
+			/* identical definitions: the first one stays */
+			if (a->def.keys.n == b->def.keys.n && i < j && advice_covered_by(b, a))
+				continue;
+			absorb(b, a, j);
+		}
+}
+
+/* Whether existing index e may be dropped once suggestion a exists. */
+static int
+made_redundant(const ExistingIndex *e, const Advice *a)
+{
+	return same_table(e->schema, e->table, a->schema, a->table) &&
+		e->def.am != NULL && strcmp(e->def.am, "btree") == 0 &&
+		strcmp(a->def.am, "btree") == 0 &&
+		!e->unique && !e->constraint && e->valid &&
+		e->def.pred == NULL && !e->def.has_extra && a->def.pred == NULL &&
+		e->def.keys.n < a->def.keys.n && prefix_of(&e->def.keys, &a->def.keys);
+}
+
+static void
+find_redundant(Workload *w)
+{
+	int			i;
+	int			j;
+
+	for (i = 0; i < w->nadvice; i++)
+	{
+		Advice	   *a = &w->advice[i];
+
+		if (a->absorbed_by >= 0)
+			continue;
+		for (j = 0; j < w->nexisting; j++)
+		{
+			if (!made_redundant(&w->existing[j], a))
+				continue;
+			a->redundant = pg_realloc(a->redundant, sizeof(int) * (a->nredundant + 1));
+			a->redundant[a->nredundant++] = j;
+		}
+	}
+}
+
+/* Estimated cost saved per byte; the order the budget is spent in. */
+static double
+value_per_byte(const Advice *a)
+{
+	return (a->cost_before - a->cost_after) / (double) (a->size > 0 ? a->size : 1);
+}
+
+static int
+priority_cmp(const void *x, const void *y)
+{
+	const Advice *a = x;
+	const Advice *b = y;
+	double		va = value_per_byte(a);
+	double		vb = value_per_byte(b);
+	int			c;
+
+	if ((a->absorbed_by >= 0) != (b->absorbed_by >= 0))
+		return a->absorbed_by >= 0 ? 1 : -1;
+	if (va != vb)
+		return va > vb ? -1 : 1;
+	if ((c = strcmp(a->schema, b->schema)) != 0 ||
+		(c = strcmp(a->table, b->table)) != 0)
+		return c;
+	return strcmp(a->ext_name, b->ext_name);
+}
+
+static void
+spend_budget(Workload *w, const AdvisorOptions *opts)
+{
+	long long	used = 0;
+	int			i;
+
+	for (i = 0; i < w->nadvice; i++)
+	{
+		Advice	   *a = &w->advice[i];
+
+		if (a->absorbed_by >= 0)
+			continue;
+		if ((opts->max_indexes >= 0 && w->nchosen >= opts->max_indexes) ||
+			(opts->max_size >= 0 && used + a->size > opts->max_size))
+		{
+			a->budget_skipped = 1;
+			w->nbudget_skipped++;
+			continue;
+		}
+		a->chosen = 1;
+		used += a->size;
+		w->nchosen++;
+	}
+}
+
+void
+consolidate(Workload *w, const AdvisorOptions *opts)
+{
+	merge_prefixes(w);
+	find_redundant(w);
+	qsort(w->advice, w->nadvice, sizeof(Advice), priority_cmp);
+	spend_budget(w, opts);
+}

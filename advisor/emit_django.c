@@ -1,0 +1,193 @@
+/*-------------------------------------------------------------------------
+ *
+ * emit_django.c
+ *		--format=django: a migration module. CREATE INDEX CONCURRENTLY cannot
+ *		run in a transaction, so the migration says atomic = False, and each
+ *		index is one migrations.RunSQL(sql, reverse_sql) so that Django runs
+ *		its statements one at a time and can undo it. --app LABEL makes it
+ *		depend on that app's latest migration (read from django_migrations
+ *		when the table exists); --name NAME names it (default: the next
+ *		number after that migration, then "_sfcache_indexes").
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres_fe.h"
+
+#include "advisor.h"
+
+static const char *const latest_sql =
+"SELECT name FROM public.django_migrations WHERE app = $1 ORDER BY id DESC LIMIT 1";
+
+/* A Python string literal for s (single quotes; bytes >= 0x80 as they are). */
+static void
+append_py_str(PQExpBuffer b, const char *s)
+{
+	const unsigned char *p;
+
+	appendPQExpBufferChar(b, '\'');
+	for (p = (const unsigned char *) s; *p; p++)
+	{
+		if (*p == '\\' || *p == '\'')
+			appendPQExpBuffer(b, "\\%c", *p);
+		else if (*p == '\n')
+			appendPQExpBufferStr(b, "\\n");
+		else if (*p < 0x20 || *p == 0x7f)
+			appendPQExpBuffer(b, "\\x%02x", *p);
+		else
+			appendPQExpBufferChar(b, (char) *p);
+	}
+	appendPQExpBufferChar(b, '\'');
+}
+
+/* The latest applied migration of app, or NULL (malloc'd). */
+static char *
+latest_migration(PGconn *conn, const char *app)
+{
+	const char *params[1] = {app};
+	PGresult   *res;
+	char	   *name = NULL;
+
+	res = PQexec(conn, "SELECT pg_catalog.to_regclass('public.django_migrations') IS NOT NULL");
+	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQgetvalue(res, 0, 0)[0] == 't')
+	{
+		PQclear(res);
+		res = advisor_query(conn, latest_sql, 1, params);
+		if (PQntuples(res) == 1)
+			name = pg_strdup(PQgetvalue(res, 0, 0));
+	}
+	PQclear(res);
+	return name;
+}
+
+/* The migration's name: --name, or the number after dependency's. */
+char *
+django_name(PGconn *conn, const AdvisorOptions *opts, char **dependency)
+{
+	*dependency = opts->app ? latest_migration(conn, opts->app) : NULL;
+	if (opts->name)
+		return pg_strdup(opts->name);
+	if (*dependency && strspn(*dependency, "0123456789") == 4 && (*dependency)[4] == '_')
+		return psprintf("%04d_sfcache_indexes", atoi(*dependency) + 1);
+	return pg_strdup("sfcache_indexes");
+}
+
+static void
+emit_py_list(FILE *out, const char *key, const StrList *stmts)
+{
+	PQExpBufferData b;
+	int			i;
+
+	initPQExpBuffer(&b);
+	fprintf(out, "            %s=[\n", key);
+	for (i = 0; i < stmts->n; i++)
+	{
+		resetPQExpBuffer(&b);
+		append_py_str(&b, stmts->items[i]);
+		fprintf(out, "                %s,\n", b.data);
+	}
+	fprintf(out, "            ],\n");
+	termPQExpBuffer(&b);
+}
+
+static void
+emit_run_sql(FILE *out, const StrList *comments, const StrList *up, const StrList *down)
+{
+	int			i;
+
+	fprintf(out, "\n");
+	for (i = 0; i < comments->n; i++)
+		fprintf(out, "        # %s\n", comments->items[i]);
+	fprintf(out, "        migrations.RunSQL(\n");
+	emit_py_list(out, "sql", up);
+	emit_py_list(out, "reverse_sql", down);
+	fprintf(out, "        ),\n");
+}
+
+static void
+emit_index(FILE *out, PGconn *conn, const Workload *w, const Advice *a, int replace)
+{
+	StrList		lines = {0};
+	StrList		up = {0};
+	StrList		down = {0};
+
+	migration_evidence(w, a, replace, &lines);
+	migration_up(conn, w, a, replace, &up);
+	migration_down(conn, w, a, replace, &down);
+	emit_run_sql(out, &lines, &up, &down);
+	strlist_free(&lines);
+	strlist_free(&up);
+	strlist_free(&down);
+}
+
+static void
+emit_ttl(FILE *out, PGconn *conn, const Workload *w)
+{
+	StrList		lines = {0};
+	StrList		up = {0};
+	StrList		down = {0};
+	PQExpBufferData b;
+	int			i;
+
+	if (ttl_count(w) == 0)
+		return;
+	initPQExpBuffer(&b);
+	strlist_add(&lines, "Cache TTLs: half the mean interval between a table's writes, rounded down");
+	for (i = 0; i < w->nttl; i++)
+	{
+		resetPQExpBuffer(&b);
+		migration_ttl(conn, &w->ttl[i], 0, &b);
+		strlist_add(&up, b.data);
+		resetPQExpBuffer(&b);
+		migration_ttl(conn, &w->ttl[w->nttl - 1 - i], 1, &b);
+		strlist_add(&down, b.data);
+	}
+	emit_run_sql(out, &lines, &up, &down);
+	termPQExpBuffer(&b);
+	strlist_free(&lines);
+	strlist_free(&up);
+	strlist_free(&down);
+}
+
+static void
+emit_dependencies(FILE *out, const AdvisorOptions *opts, const char *dependency)
+{
+	fprintf(out, "    dependencies = [\n");
+	if (dependency != NULL)
+	{
+		PQExpBufferData b;
+
+		initPQExpBuffer(&b);
+		append_py_str(&b, dependency);
+		fprintf(out, "        ('%s', %s),\n", opts->app, b.data);
+		termPQExpBuffer(&b);
+	}
+	else
+		fprintf(out, "        # ('%s', '<the latest migration of that app>'),\n",
+				opts->app ? opts->app : "<app label>");
+	fprintf(out, "    ]\n\n    operations = [");
+}
+
+void
+emit_django(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts)
+{
+	char	   *dependency;
+	char	   *name = django_name(conn, opts, &dependency);
+	int			i;
+
+	fprintf(out, "# -*- coding: utf-8 -*-\n");
+	emit_header(out, "# ", w, opts);
+	fprintf(out, "# Django migration %s%s%s\n", opts->app ? opts->app : "", opts->app ? "." : "", name);
+	fprintf(out, "#\n# CREATE INDEX CONCURRENTLY cannot run inside a transaction: atomic = False.\n"
+			"from django.db import migrations\n\n\n"
+			"class Migration(migrations.Migration):\n"
+			"    atomic = False\n\n");
+	emit_dependencies(out, opts, dependency);
+	for (i = 0; i < w->nadvice; i++)
+		if (w->advice[i].chosen)
+			emit_index(out, conn, w, &w->advice[i], opts->replace);
+	if (!opts->no_ttl)
+		emit_ttl(out, conn, w);
+	fprintf(out, "%s]\n", w->nchosen + ttl_count(w) > 0 ? "\n    " : "");
+	free(dependency);
+	free(name);
+}

@@ -1,0 +1,164 @@
+/*-------------------------------------------------------------------------
+ *
+ * emit_json.c
+ *		--format=json: the same data for tools. One object: the header
+ *		fields, "indexes" (in the order the budget chose them, each with its
+ *		name, table, method, keys, predicate, evidence, the existing indexes
+ *		it makes redundant, and its "up" and "down" statements) and "ttl".
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres_fe.h"
+
+#include "advisor.h"
+
+/* A JSON string (UTF-8 passed through, control characters as \u00XX). */
+static void
+json_str(FILE *out, const char *s)
+{
+	const unsigned char *p;
+
+	fputc('"', out);
+	for (p = (const unsigned char *) s; *p; p++)
+	{
+		if (*p == '"' || *p == '\\')
+			fprintf(out, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+static void
+json_key_str(FILE *out, const char *indent, const char *key, const char *value, int comma)
+{
+	fprintf(out, "%s\"%s\": ", indent, key);
+	if (value == NULL)
+		fputs("null", out);
+	else
+		json_str(out, value);
+	fputs(comma ? ",\n" : "\n", out);
+}
+
+static void
+json_list(FILE *out, const char *indent, const char *key, const StrList *l, int comma)
+{
+	int			i;
+
+	fprintf(out, "%s\"%s\": [", indent, key);
+	for (i = 0; i < l->n; i++)
+	{
+		if (i > 0)
+			fputs(", ", out);
+		json_str(out, l->items[i]);
+	}
+	fputs(comma ? "],\n" : "]\n", out);
+}
+
+static void
+json_redundant(FILE *out, const Workload *w, const Advice *a)
+{
+	int			i;
+
+	fputs("      \"makes_redundant\": [", out);
+	for (i = 0; i < a->nredundant; i++)
+	{
+		const ExistingIndex *e = &w->existing[a->redundant[i]];
+
+		fputs(i > 0 ? ", {\"name\": " : "{\"name\": ", out);
+		json_str(out, e->name);
+		fputs(", \"definition\": ", out);
+		json_str(out, e->tail ? e->tail : "");
+		fputs("}", out);
+	}
+	fputs("],\n", out);
+}
+
+static void
+json_index(FILE *out, PGconn *conn, const Workload *w, const Advice *a,
+		   const AdvisorOptions *opts, int comma)
+{
+	StrList		up = {0};
+	StrList		down = {0};
+
+	migration_up(conn, w, a, opts->replace, &up);
+	migration_down(conn, w, a, opts->replace, &down);
+	fputs("    {\n", out);
+	json_key_str(out, "      ", "name", a->name, 1);
+	json_key_str(out, "      ", "schema", a->schema, 1);
+	json_key_str(out, "      ", "table", a->table, 1);
+	json_key_str(out, "      ", "method", a->def.am, 1);
+	json_list(out, "      ", "keys", &a->def.keys, 1);
+	json_key_str(out, "      ", "predicate", a->def.pred, 1);
+	json_list(out, "      ", "query_ids", &a->queryids, 1);
+	fprintf(out, "      \"calls\": %lld,\n      \"rows_scanned\": %lld,\n"
+			"      \"rows_returned\": %lld,\n      \"cost_before\": %.2f,\n"
+			"      \"cost_after\": %.2f,\n      \"benefit\": %.4f,\n"
+			"      \"estimated_size\": %lld,\n",
+			a->calls, a->rows_scanned, a->rows_returned, a->cost_before,
+			a->cost_after, a->benefit, a->size);
+	json_list(out, "      ", "merged_suggestions", &a->absorbed, 1);
+	json_redundant(out, w, a);
+	json_list(out, "      ", "up", &up, 1);
+	json_list(out, "      ", "down", &down, 0);
+	fputs(comma ? "    },\n" : "    }\n", out);
+	strlist_free(&up);
+	strlist_free(&down);
+}
+
+static void
+json_ttl(FILE *out, PGconn *conn, const Workload *w)
+{
+	PQExpBufferData b;
+	int			i;
+
+	initPQExpBuffer(&b);
+	fputs("  \"ttl\": [\n", out);
+	for (i = 0; i < w->nttl; i++)
+	{
+		const TableTtl *t = &w->ttl[i];
+
+		fputs("    {\n", out);
+		json_key_str(out, "      ", "schema", t->schema, 1);
+		json_key_str(out, "      ", "table", t->table, 1);
+		fprintf(out, "      \"writes\": %lld,\n      \"writes_per_minute\": %.2f,\n"
+				"      \"current_ttl_seconds\": %d,\n      \"ttl_seconds\": %d,\n",
+				t->writes, t->writes_per_minute,
+				t->current_s > 0 ? t->current_s : w->global_ttl_s, t->ttl_s);
+		resetPQExpBuffer(&b);
+		migration_ttl(conn, t, 0, &b);
+		json_key_str(out, "      ", "up", b.data, 1);
+		resetPQExpBuffer(&b);
+		migration_ttl(conn, t, 1, &b);
+		json_key_str(out, "      ", "down", b.data, 0);
+		fputs(i + 1 < w->nttl ? "    },\n" : "    }\n", out);
+	}
+	fputs("  ]\n", out);
+	termPQExpBuffer(&b);
+}
+
+void
+emit_json(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts)
+{
+	int			i;
+	int			left = w->nchosen;
+
+	fputs("{\n", out);
+	json_key_str(out, "  ", "advisor_version", SFCACHE_VERSION, 1);
+	json_key_str(out, "  ", "database", w->dbname, 1);
+	json_key_str(out, "  ", "extension_version", w->ext_version, 1);
+	json_key_str(out, "  ", "generated_at", w->generated_at, 1);
+	json_key_str(out, "  ", "options", w->options_text, 1);
+	fprintf(out, "  \"left_out_by_budget\": %d,\n", w->nbudget_skipped);
+	fputs("  \"indexes\": [\n", out);
+	for (i = 0; i < w->nadvice; i++)
+		if (w->advice[i].chosen)
+			json_index(out, conn, w, &w->advice[i], opts, --left > 0);
+	fputs("  ],\n", out);
+	json_ttl(out, conn, w);
+	fputs("}\n", out);
+}

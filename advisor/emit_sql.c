@@ -1,0 +1,125 @@
+/*-------------------------------------------------------------------------
+ *
+ * emit_sql.c
+ *		--format=sql: a header (database, time, extension version, options),
+ *		then per chosen index a comment block with its evidence and its
+ *		statements, then the TTL section. --down writes the reverse, in the
+ *		reverse order. The file runs with psql as it is: every statement
+ *		stands alone, outside any transaction (CREATE INDEX CONCURRENTLY).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres_fe.h"
+
+#include "advisor.h"
+
+/* Write "<prefix><text>\n" with text made safe for a comment. */
+void
+emit_comment(FILE *out, const char *prefix, const char *text)
+{
+	PQExpBufferData b;
+
+	initPQExpBuffer(&b);
+	append_comment_text(&b, text, 0);
+	fprintf(out, "%s%s\n", prefix, b.data);
+	termPQExpBuffer(&b);
+}
+
+/* The header lines shared by sql and django (comment marker in prefix). */
+void
+emit_header(FILE *out, const char *prefix, const Workload *w, const AdvisorOptions *opts)
+{
+	char	   *line = psprintf("sfcache-advisor %s, database \"%s\", extension %s",
+								SFCACHE_VERSION, w->dbname, w->ext_version);
+
+	emit_comment(out, prefix, line);
+	free(line);
+	fprintf(out, "%sgenerated %s\n", prefix, w->generated_at);
+	line = psprintf("options: %s", w->options_text);
+	emit_comment(out, prefix, line);
+	free(line);
+	if (w->nchosen == 0 && ttl_count(w) == 0)
+		fprintf(out, "%snothing to suggest\n", prefix);
+	else
+		fprintf(out, "%s%s: %d index%s, %d cache TTL%s\n", prefix,
+				opts->down ? "reverse migration" : "migration",
+				w->nchosen, w->nchosen == 1 ? "" : "es", ttl_count(w), ttl_count(w) == 1 ? "" : "s");
+	if (w->nbudget_skipped > 0)
+		fprintf(out, "%s%d more suggestion%s left out by --max-indexes or --max-size\n", prefix,
+				w->nbudget_skipped, w->nbudget_skipped == 1 ? "" : "s");
+}
+
+static void
+emit_statements(FILE *out, const StrList *stmts)
+{
+	int			i;
+
+	for (i = 0; i < stmts->n; i++)
+		fprintf(out, "%s\n", stmts->items[i]);
+}
+
+static void
+emit_index(FILE *out, PGconn *conn, const Workload *w, const Advice *a,
+		   const AdvisorOptions *opts)
+{
+	StrList		lines = {0};
+	StrList		stmts = {0};
+	int			i;
+
+	migration_evidence(w, a, opts->replace, &lines);
+	fprintf(out, "\n");
+	for (i = 0; i < lines.n; i++)
+		fprintf(out, "-- %s\n", lines.items[i]);
+	if (opts->down)
+		migration_down(conn, w, a, opts->replace, &stmts);
+	else
+		migration_up(conn, w, a, opts->replace, &stmts);
+	emit_statements(out, &stmts);
+	strlist_free(&lines);
+	strlist_free(&stmts);
+}
+
+static void
+emit_ttl(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts)
+{
+	PQExpBufferData b;
+	int			i;
+
+	if (ttl_count(w) == 0)
+		return;
+	fprintf(out, "\n-- Cache TTLs: half the mean interval between a table's writes, rounded down\n");
+	initPQExpBuffer(&b);
+	for (i = 0; i < w->nttl; i++)
+	{
+		const TableTtl *t = &w->ttl[i];
+
+		resetPQExpBuffer(&b);
+		appendPQExpBuffer(&b, "%s.%s: %lld writes, %.2f per minute; TTL now %d s",
+						  t->schema, t->table, t->writes, t->writes_per_minute,
+						  t->current_s > 0 ? t->current_s : w->global_ttl_s);
+		emit_comment(out, "-- ", b.data);
+		resetPQExpBuffer(&b);
+		migration_ttl(conn, t, opts->down, &b);
+		fprintf(out, "%s\n", b.data);
+	}
+	termPQExpBuffer(&b);
+}
+
+void
+emit_sql(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts)
+{
+	int			i;
+
+	emit_header(out, "-- ", w, opts);
+	if (opts->down)
+		emit_ttl(out, conn, w, opts);
+	for (i = 0; i < w->nadvice; i++)
+	{
+		const Advice *a = &w->advice[opts->down ? w->nadvice - 1 - i : i];
+
+		if (a->chosen)
+			emit_index(out, conn, w, a, opts);
+	}
+	if (!opts->down)
+		emit_ttl(out, conn, w, opts);
+}

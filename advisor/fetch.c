@@ -1,0 +1,309 @@
+/*-------------------------------------------------------------------------
+ *
+ * fetch.c
+ *		Reading the workload: sfcache.index_advice (filtered by --min-calls,
+ *		--min-benefit and --table), the existing indexes from pg_index with
+ *		the constraints they back, sfcache.statements for the evidence and
+ *		pg_stats for the key columns. The index definitions are split after
+ *		"USING" on the server, by comparing with the prefix format('%I')
+ *		builds, so that no name can be mistaken for SQL.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres_fe.h"
+
+#include <fnmatch.h>
+
+#include "advisor.h"
+
+static const char *const advice_sql =
+"SELECT a.schemaname, a.tablename, a.index_name, a.replaces, a.calls,\n"
+"  a.rows_scanned, a.rows_returned, pg_catalog.array_to_string(a.queryids, ' '),\n"
+"  a.cost_before, a.cost_after, COALESCE(a.estimated_size, 0),\n"
+"  CASE WHEN pg_catalog.starts_with(a.index_ddl, x.p)\n"
+"       THEN pg_catalog.substr(a.index_ddl, pg_catalog.length(x.p) + 1) END\n"
+"FROM sfcache.index_advice a,\n"
+"  LATERAL (SELECT pg_catalog.format('CREATE INDEX CONCURRENTLY IF NOT EXISTS %I ON %I.%I USING ',\n"
+"           a.index_name, a.schemaname, a.tablename)) AS x(p)\n"
+"ORDER BY 1, 2, a.index_ddl";
+
+static const char *const existing_sql =
+"SELECT n.nspname, t.relname, i.relname, x.indisunique, x.indisvalid,\n"
+"  EXISTS (SELECT 1 FROM pg_catalog.pg_constraint c WHERE c.conindid = x.indexrelid),\n"
+"  CASE WHEN pg_catalog.starts_with(d.def, d.p)\n"
+"       THEN pg_catalog.substr(d.def, pg_catalog.length(d.p) + 1) END\n"
+"FROM pg_catalog.pg_index x\n"
+"  JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid\n"
+"  JOIN pg_catalog.pg_class t ON t.oid = x.indrelid\n"
+"  JOIN pg_catalog.pg_namespace n ON n.oid = t.relnamespace,\n"
+"  LATERAL (SELECT pg_catalog.pg_get_indexdef(x.indexrelid) AS def,\n"
+"           pg_catalog.format('CREATE %sINDEX %I ON %I.%I USING ',\n"
+"             CASE WHEN x.indisunique THEN 'UNIQUE ' END, i.relname, n.nspname, t.relname) AS p) d\n"
+"WHERE n.nspname <> 'information_schema' AND n.nspname !~ '^pg_'\n"
+"ORDER BY 1, 2, 3";
+
+static const char *const statements_sql =
+"SELECT queryid::text, sum(calls)::bigint, sum(hits)::bigint, min(query)\n"
+"FROM sfcache.statements GROUP BY queryid ORDER BY queryid";
+
+static const char *const stats_sql =
+"SELECT attname, n_distinct FROM pg_catalog.pg_stats\n"
+"WHERE schemaname = $1 AND tablename = $2 ORDER BY attname";
+
+/* Run one statement (text parameters) or exit 2 with the server's message. */
+PGresult *
+advisor_query(PGconn *conn, const char *sql, int nparams, const char *const *params)
+{
+	PGresult   *res = PQexecParams(conn, sql, nparams, NULL, params, NULL, NULL, 0);
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK &&
+		PQresultStatus(res) != PGRES_COMMAND_OK)
+	{
+		PQclear(res);
+		advisor_fail(conn, "query failed");
+	}
+	return res;
+}
+
+static long long
+get_ll(PGresult *res, int row, int col)
+{
+	return PQgetisnull(res, row, col) ? 0 : strtoll(PQgetvalue(res, row, col), NULL, 10);
+}
+
+static double
+get_double(PGresult *res, int row, int col)
+{
+	return PQgetisnull(res, row, col) ? 0 : strtod(PQgetvalue(res, row, col), NULL);
+}
+
+/* Whether --table lets schema.table through (no pattern: all). */
+int
+table_selected(const AdvisorOptions *opts, const char *schema, const char *table)
+{
+	int			i;
+	int			ok = 0;
+
+	for (i = 0; i < opts->ntables && !ok; i++)
+	{
+		if (strchr(opts->tables[i], '.') != NULL)
+		{
+			char	   *full = psprintf("%s.%s", schema, table);
+
+			ok = fnmatch(opts->tables[i], full, 0) == 0;
+			free(full);
+		}
+		else
+			ok = fnmatch(opts->tables[i], table, 0) == 0;
+	}
+	return opts->ntables == 0 || ok;
+}
+
+/* Copy row i of the advice result into a, unless the options filter it out. */
+static int
+advice_from_row(PGresult *res, int i, const AdvisorOptions *opts, Advice *a)
+{
+	char	   *ids;
+	char	   *tok;
+	char	   *save = NULL;
+
+	memset(a, 0, sizeof(*a));
+	a->calls = get_ll(res, i, 4);
+	a->cost_before = get_double(res, i, 8);
+	a->cost_after = get_double(res, i, 9);
+	a->benefit = a->cost_before > 0 ? 1.0 - a->cost_after / a->cost_before : 0;
+	if (a->calls < opts->min_calls || a->benefit < opts->min_benefit ||
+		!table_selected(opts, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1)) ||
+		PQgetisnull(res, i, 11) || !indexdef_parse(PQgetvalue(res, i, 11), &a->def))
+	{
+		indexdef_free(&a->def);
+		return 0;
+	}
+	a->schema = pg_strdup(PQgetvalue(res, i, 0));
+	a->table = pg_strdup(PQgetvalue(res, i, 1));
+	a->ext_name = pg_strdup(PQgetvalue(res, i, 2));
+	a->replaces = PQgetisnull(res, i, 3) ? NULL : pg_strdup(PQgetvalue(res, i, 3));
+	a->rows_scanned = get_ll(res, i, 5);
+	a->rows_returned = get_ll(res, i, 6);
+	a->size = get_ll(res, i, 10);
+	a->absorbed_by = -1;
+	ids = pg_strdup(PQgetvalue(res, i, 7));
+	for (tok = strtok_r(ids, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		strlist_add(&a->queryids, tok);
+	free(ids);
+	return 1;
+}
+
+static void
+fetch_advice(PGconn *conn, const AdvisorOptions *opts, Workload *w)
+{
+	PGresult   *res = advisor_query(conn, advice_sql, 0, NULL);
+	int			i;
+
+	w->advice = pg_malloc0(sizeof(Advice) * (PQntuples(res) + 1));
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		if (advice_from_row(res, i, opts, &w->advice[w->nadvice]))
+			w->nadvice++;
+		else
+			w->nfiltered++;
+	}
+	PQclear(res);
+}
+
+static void
+fetch_existing(PGconn *conn, Workload *w)
+{
+	PGresult   *res = advisor_query(conn, existing_sql, 0, NULL);
+	int			i;
+
+	w->existing = pg_malloc0(sizeof(ExistingIndex) * (PQntuples(res) + 1));
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		ExistingIndex *e = &w->existing[w->nexisting++];
+
+		e->schema = pg_strdup(PQgetvalue(res, i, 0));
+		e->table = pg_strdup(PQgetvalue(res, i, 1));
+		e->name = pg_strdup(PQgetvalue(res, i, 2));
+		e->unique = PQgetvalue(res, i, 3)[0] == 't';
+		e->valid = PQgetvalue(res, i, 4)[0] == 't';
+		e->constraint = PQgetvalue(res, i, 5)[0] == 't';
+		if (!PQgetisnull(res, i, 6))
+		{
+			e->tail = pg_strdup(PQgetvalue(res, i, 6));
+			if (!indexdef_parse(e->tail, &e->def))
+			{
+				indexdef_free(&e->def);
+				memset(&e->def, 0, sizeof(e->def));
+			}
+		}
+	}
+	PQclear(res);
+}
+
+/* sfcache.statements is optional evidence: without it, only query ids show. */
+static void
+fetch_statements(PGconn *conn, Workload *w)
+{
+	PGresult   *res = PQexec(conn, statements_sql);
+	int			i;
+
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+	{
+		PQclear(res);
+		return;
+	}
+	w->stmts = pg_malloc0(sizeof(StatementInfo) * (PQntuples(res) + 1));
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		StatementInfo *s = &w->stmts[w->nstmts++];
+
+		s->queryid = pg_strdup(PQgetvalue(res, i, 0));
+		s->calls = get_ll(res, i, 1);
+		s->hits = get_ll(res, i, 2);
+		s->query = pg_strdup(PQgetvalue(res, i, 3));
+	}
+	PQclear(res);
+}
+
+/* pg_stats of the tables that keep a suggestion, for the key columns. */
+void
+fetch_column_stats(PGconn *conn, Workload *w)
+{
+	int			i;
+	int			j;
+
+	for (i = 0; i < w->nadvice; i++)
+	{
+		const Advice *a = &w->advice[i];
+		const char *params[2] = {a->schema, a->table};
+		PGresult   *res;
+
+		for (j = 0; j < i; j++)
+			if (strcmp(w->advice[j].schema, a->schema) == 0 &&
+				strcmp(w->advice[j].table, a->table) == 0)
+				break;
+		if (j < i || !a->chosen)
+			continue;
+		res = advisor_query(conn, stats_sql, 2, params);
+		w->stats = pg_realloc(w->stats, sizeof(ColumnStat) * (w->nstats + PQntuples(res) + 1));
+		for (j = 0; j < PQntuples(res); j++)
+		{
+			ColumnStat *s = &w->stats[w->nstats++];
+
+			s->schema = pg_strdup(a->schema);
+			s->table = pg_strdup(a->table);
+			s->column = pg_strdup(PQgetvalue(res, j, 0));
+			s->n_distinct = get_double(res, j, 1);
+		}
+		PQclear(res);
+	}
+}
+
+/* Read everything but the column statistics (which need the choice made). */
+void
+fetch_workload(PGconn *conn, const AdvisorOptions *opts, Workload *w)
+{
+	fetch_advice(conn, opts, w);
+	fetch_existing(conn, w);
+	fetch_statements(conn, w);
+	if (!opts->no_ttl)
+		ttl_fetch(conn, opts, w);
+}
+
+static void
+advice_free(Advice *a)
+{
+	free(a->schema);
+	free(a->table);
+	free(a->ext_name);
+	free(a->replaces);
+	free(a->name);
+	free(a->redundant);
+	indexdef_free(&a->def);
+	strlist_free(&a->queryids);
+	strlist_free(&a->absorbed);
+}
+
+/* Free what fetch_workload() and the later steps allocated. */
+void
+workload_free(Workload *w)
+{
+	int			i;
+
+	for (i = 0; i < w->nadvice; i++)
+		advice_free(&w->advice[i]);
+	for (i = 0; i < w->nexisting; i++)
+	{
+		free(w->existing[i].schema);
+		free(w->existing[i].table);
+		free(w->existing[i].name);
+		free(w->existing[i].tail);
+		indexdef_free(&w->existing[i].def);
+	}
+	for (i = 0; i < w->nttl; i++)
+	{
+		free(w->ttl[i].schema);
+		free(w->ttl[i].table);
+	}
+	for (i = 0; i < w->nstmts; i++)
+	{
+		free(w->stmts[i].queryid);
+		free(w->stmts[i].query);
+	}
+	for (i = 0; i < w->nstats; i++)
+	{
+		free(w->stats[i].schema);
+		free(w->stats[i].table);
+		free(w->stats[i].column);
+	}
+	free(w->advice);
+	free(w->existing);
+	free(w->ttl);
+	free(w->stmts);
+	free(w->stats);
+	free(w->dbname);
+	free(w->ext_version);
+	free(w->generated_at);
+	free(w->options_text);
+}

@@ -1,0 +1,113 @@
+# AdvisorTest: what the sfcache-advisor TAP tests share: a cluster that
+# records every execution for the index advice, the small LMS schema of
+# regress/sql/advice.sql, its dashboard workload, and the advisor command,
+# wrapped in valgrind (definite leaks and invalid accesses fail with exit
+# status 99) unless SFCACHE_ADVISOR_VALGRIND=0.
+package AdvisorTest;
+
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Exporter 'import';
+
+our @EXPORT = qw(advisor_node load_lms run_workload advisor valgrind_advisor);
+
+# A started cluster with sfcache preloaded, recording every statement.
+sub advisor_node
+{
+	my ($name) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'sfcache'
+sfcache.advice_sample_rate = 1
+sfcache.cache = off
+max_parallel_workers_per_gather = 0
+});
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE DATABASE app');
+	$node->safe_psql('app', 'CREATE EXTENSION sfcache');
+	return $node;
+}
+
+# The schema and data of regress/sql/advice.sql, analyzed, advice reset.
+sub load_lms
+{
+	my ($node) = @_;
+	$node->safe_psql('app', q{
+CREATE TABLE lms_university (id serial PRIMARY KEY, name text NOT NULL);
+CREATE TABLE lms_announcement (
+	id bigserial PRIMARY KEY,
+	university_id integer NOT NULL REFERENCES lms_university (id),
+	title text NOT NULL,
+	scope_ids jsonb NOT NULL DEFAULT '[]',
+	tags jsonb NOT NULL DEFAULT '{}',
+	is_deleted boolean NOT NULL DEFAULT false,
+	display_time timestamptz NOT NULL,
+	end_date timestamptz
+);
+CREATE TABLE lms_notification (
+	id bigserial PRIMARY KEY,
+	user_id integer NOT NULL,
+	status varchar(16) NOT NULL,
+	is_deleted boolean NOT NULL DEFAULT false,
+	created_at timestamptz NOT NULL
+);
+CREATE INDEX lms_notification_user_id_5e1a1b2c ON lms_notification (user_id);
+INSERT INTO lms_university (name) SELECT 'university ' || i FROM generate_series(1, 50) i;
+INSERT INTO lms_announcement (university_id, title, scope_ids, tags, is_deleted, display_time, end_date)
+SELECT 1 + i % 50, 'announcement ' || i,
+	jsonb_build_array(i % 500, (i * 7) % 500),
+	CASE WHEN i % 100 = 0 THEN '{"urgent": true}' ELSE '{"kind": "news"}' END::jsonb,
+	i % 10 = 0,
+	timestamptz '2024-01-01 00:00+00' + (i % 365) * interval '1 day',
+	CASE WHEN i % 3 = 0 THEN NULL ELSE timestamptz '2024-01-01 00:00+00' + (i % 365 + 30) * interval '1 day' END
+FROM generate_series(1, 20000) i;
+INSERT INTO lms_notification (user_id, status, is_deleted, created_at)
+SELECT i % 200, (ARRAY['read', 'read', 'read', 'unread', 'archived'])[1 + i % 5], i % 7 = 0,
+	timestamptz '2024-01-01 00:00+00' + i * interval '1 minute'
+FROM generate_series(1, 50000) i;
+ANALYZE lms_university, lms_announcement, lms_notification;
+SELECT sfcache.advice_reset();
+});
+}
+
+# The dashboard's statements, as Django writes them (name => SQL).
+our %STATEMENTS = (
+	scope => q{SELECT "lms_announcement"."id", "lms_announcement"."title" FROM "lms_announcement" WHERE "lms_announcement"."scope_ids" @> '[12]'::jsonb},
+	tags => q{SELECT count(*) FROM "lms_announcement" WHERE "lms_announcement"."tags" ? 'urgent'},
+	feed => q{SELECT "lms_announcement"."id" FROM "lms_announcement" WHERE "lms_announcement"."university_id" = 7 AND NOT "lms_announcement"."is_deleted" AND "lms_announcement"."display_time" <= '2024-03-01 00:00+00' AND ("lms_announcement"."end_date" IS NULL OR "lms_announcement"."end_date" >= '2024-03-01 00:00+00') ORDER BY "lms_announcement"."display_time" DESC LIMIT 3},
+	unread => q{SELECT count(*) FROM "lms_notification" WHERE "lms_notification"."user_id" = 3 AND "lms_notification"."status" = 'unread' AND NOT "lms_notification"."is_deleted"},
+);
+
+# Run every statement twice, and $writes single-row INSERTs into lms_university.
+sub run_workload
+{
+	my ($node, $writes) = @_;
+	my $sql = join(";\n", map { $STATEMENTS{$_} } sort keys %STATEMENTS) . ";\n";
+	$node->safe_psql('app', $sql . $sql);
+	$node->safe_psql('app',
+		"INSERT INTO lms_university (name) VALUES ('new');\n" x $writes) if $writes;
+}
+
+# The advisor command with its arguments.
+sub advisor
+{
+	return [ 'sfcache-advisor', @_ ];
+}
+
+# The same under valgrind (if installed and not disabled).
+sub valgrind_advisor
+{
+	my $use = ($ENV{SFCACHE_ADVISOR_VALGRIND} // '1') ne '0'
+	  && system('valgrind --version >/dev/null 2>&1') == 0;
+	return advisor(@_) unless $use;
+	return [
+		'valgrind', '-q', '--error-exitcode=99', '--leak-check=full',
+		'--errors-for-leak-kinds=definite', '--track-origins=yes',
+		'sfcache-advisor', @_
+	];
+}
+
+1;
