@@ -108,7 +108,8 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 	priv.query = query;
 	priv.key = key;
 	priv.relids = info->relids;
-	priv.ttl_s = info->ttl_s;
+	priv.ttl_override_s = info->ttl_override_s;
+	priv.ttl_default = info->ttl_default;
 	priv.cursor_options = cursorOptions;
 	priv.query_string = statement;
 	cscan->custom_private = SfcScanPrivateToList(&priv);

@@ -75,7 +75,8 @@ SfcScanPrivateToList(const SfcScanPrivate *priv)
 	Const	   *hi = int8_const((int64) priv->key.hi);
 	Const	   *lo = int8_const((int64) priv->key.lo);
 	List	   *key = list_make2(hi, lo);
-	List	   *ints = list_make2_int(priv->ttl_s, priv->cursor_options);
+	List	   *ints = list_make3_int(priv->ttl_override_s, priv->ttl_default,
+									  priv->cursor_options);
 	String	   *text = makeString(priv->query_string ? (char *) priv->query_string : pstrdup(""));
 
 	return list_make5(priv->query, key, priv->relids, ints, text);
@@ -91,8 +92,9 @@ SfcScanPrivateFromList(List *list, SfcScanPrivate *priv)
 	priv->key.hi = (uint64) DatumGetInt64(((Const *) linitial(key))->constvalue);
 	priv->key.lo = (uint64) DatumGetInt64(((Const *) lsecond(key))->constvalue);
 	priv->relids = lthird(list);
-	priv->ttl_s = linitial_int(ints);
-	priv->cursor_options = lsecond_int(ints);
+	priv->ttl_override_s = linitial_int(ints);
+	priv->ttl_default = lsecond_int(ints);
+	priv->cursor_options = lthird_int(ints);
 	priv->query_string = strVal(list_nth(list, 4));
 }
 
@@ -182,7 +184,9 @@ run_as_leader(SfcScanState *state, CacheKey key)
 	{
 		CachedResult result = {cap->buf.data, cap->buf.len};
 
-		state->bypass = SingleflightPublish(key, &gens, &result, state->priv.ttl_s);
+		state->bypass = SingleflightPublish(key, &gens, &result,
+											StatementTtl(state->priv.ttl_override_s,
+														 state->priv.ttl_default));
 	}
 	if (state->bypass != SFC_BYPASS_NONE)
 		CacheStatsBypass(state->bypass, state->priv.query->queryId);
@@ -313,7 +317,8 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (state->bypass != SFC_BYPASS_NONE)
 			ExplainPropertyText("Cache Bypass", BypassReasonName(state->bypass), es);
 	}
-	ExplainPropertyInteger("Cache TTL", "s", state->priv.ttl_s, es);
+	ExplainPropertyInteger("Cache TTL", "s",
+						   StatementTtl(state->priv.ttl_override_s, state->priv.ttl_default), es);
 	if (es->verbose)
 	{
 		char		key[33];

@@ -21,7 +21,8 @@ typedef struct SfcScanPrivate
 	Query	   *query;			/* analyzed and rewritten, never modified */
 	CacheKey	key;			/* of the query tree */
 	List	   *relids;			/* relations it reads */
-	int			ttl_s;
+	int			ttl_override_s; /* see CacheableInfo */
+	bool		ttl_default;
 	int			cursor_options;
 	const char *query_string;
 } SfcScanPrivate;

@@ -35,7 +35,8 @@ typedef struct WalkContext
 {
 	SfcBypass	bypass;
 	List	   *relids;
-	int			ttl_s;
+	int			ttl_override_s;
+	bool		ttl_default;
 } WalkContext;
 
 static bool cacheable_walker(Node *node, WalkContext *ctx);
@@ -104,9 +105,12 @@ check_relation(RangeTblEntry *rte, WalkContext *ctx)
 		return SFC_BYPASS_NOT_IMMUTABLE;
 	if (RelationIsExcluded(rte->relid))
 		return SFC_BYPASS_EXCLUDED;
-	ttl = RelationTtl(rte->relid);
-	if (ttl > 0 && ttl < ctx->ttl_s)
-		ctx->ttl_s = ttl;
+	/* views hold no rows: the TTLs are their tables' */
+	ttl = (relkind == RELKIND_VIEW) ? -1 : RelationTtl(rte->relid);
+	if (ttl == 0)
+		ctx->ttl_default = true;
+	else if (ttl > 0 && (ctx->ttl_override_s == 0 || ttl < ctx->ttl_override_s))
+		ctx->ttl_override_s = ttl;
 	add_relation(ctx, rte->relid, rte->inh);
 	return SFC_BYPASS_NONE;
 }
@@ -214,10 +218,11 @@ has_opt_out_comment(Query *query, const char *query_string)
 void
 CheckCacheable(Query *query, const char *query_string, CacheableInfo *info)
 {
-	WalkContext ctx = {SFC_BYPASS_NONE, NIL, sfc_ttl_s};
+	WalkContext ctx = {SFC_BYPASS_NONE, NIL, 0, false};
 
 	info->relids = NIL;
-	info->ttl_s = sfc_ttl_s;
+	info->ttl_override_s = 0;
+	info->ttl_default = true;
 	if (has_opt_out_comment(query, query_string))
 		info->bypass = SFC_BYPASS_OPT_OUT;
 	else if (cacheable_walker((Node *) query, &ctx))
@@ -230,8 +235,22 @@ CheckCacheable(Query *query, const char *query_string, CacheableInfo *info)
 	{
 		info->bypass = SFC_BYPASS_NONE;
 		info->relids = ctx.relids;
-		info->ttl_s = ctx.ttl_s;
+		info->ttl_override_s = ctx.ttl_override_s;
+		info->ttl_default = ctx.ttl_default || ctx.ttl_override_s == 0;
 	}
+}
+
+/*
+ * A statement's TTL, at execution (sfcache.ttl may have changed since the
+ * plan): each relation's own TTL, sfcache.set_ttl()'s or else sfcache.ttl,
+ * and the smallest of them.
+ */
+int
+StatementTtl(int ttl_override_s, bool ttl_default)
+{
+	if (ttl_override_s == 0)
+		return sfc_ttl_s;
+	return ttl_default ? Min(ttl_override_s, sfc_ttl_s) : ttl_override_s;
 }
 
 /* What must be checked again at each execution of a cached plan. */

@@ -85,8 +85,11 @@ typedef struct CacheableInfo
 {
 	SfcBypass	bypass;
 	List	   *relids;			/* OIDs of every relation it reads */
-	int			ttl_s;			/* smallest TTL among them */
+	int			ttl_override_s; /* smallest sfcache.set_ttl() among them, 0 if none */
+	bool		ttl_default;	/* does sfcache.ttl apply to one of them? */
 } CacheableInfo;
+
+extern int	StatementTtl(int ttl_override_s, bool ttl_default);
 
 extern void CheckCacheable(Query *query, const char *query_string,
 						   CacheableInfo *info);

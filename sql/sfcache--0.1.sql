@@ -39,7 +39,7 @@ LANGUAGE C STRICT
 SET search_path = pg_catalog
 AS 'MODULE_PATHNAME', 'sfcache_invalidate_0_1';
 COMMENT ON FUNCTION sfcache.invalidate(regclass) IS
-	'invalidate the cached results that read a relation, for changes sfcache cannot see';
+	'invalidate the cached results and plans that read a relation, for changes sfcache cannot see';
 
 -- Per-relation settings: a TTL that shortens sfcache.ttl, and exclusion.
 CREATE TABLE sfcache.relation_settings (
@@ -159,6 +159,7 @@ AS $$
 BEGIN
 	PERFORM sfcache.check_settable(rel, 'sfcache.reset_ttl()');
 	UPDATE sfcache.relation_settings SET ttl_seconds = NULL WHERE relid = rel;
+	PERFORM sfcache.invalidate(rel);
 END
 $$;
 COMMENT ON FUNCTION sfcache.reset_ttl(regclass) IS
@@ -188,6 +189,7 @@ AS $$
 BEGIN
 	PERFORM sfcache.check_settable(rel, 'sfcache.include()');
 	UPDATE sfcache.relation_settings SET excluded = false WHERE relid = rel;
+	PERFORM sfcache.invalidate(rel);
 END
 $$;
 COMMENT ON FUNCTION sfcache.include(regclass) IS

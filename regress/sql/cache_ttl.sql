@@ -26,6 +26,19 @@ SELECT pg_sleep(1.2);
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM term WHERE id = 2;
 RESET sfcache.ttl;
 
+-- a relation's own TTL may also be longer than sfcache.ttl
+SELECT sfcache.set_ttl('term', '1 hour');
+EXPLAIN (COSTS OFF) SELECT name FROM term WHERE id = 1;
+EXPLAIN (COSTS OFF) SELECT t.name FROM term t JOIN holiday h ON h.term = t.id;
+-- and a prepared statement follows a change of TTL
+PREPARE term_name(int) AS SELECT name FROM term WHERE id = $1;
+EXPLAIN (COSTS OFF) EXECUTE term_name(1);
+SELECT sfcache.set_ttl('term', '2 hours');
+EXPLAIN (COSTS OFF) EXECUTE term_name(1);
+DEALLOCATE term_name;
+SELECT sfcache.reset_ttl('term');
+SELECT sfcache.invalidate(1::regclass);
+
 SELECT sfcache.reset_ttl('holiday');
 EXPLAIN (COSTS OFF) SELECT t.name FROM term t JOIN holiday h ON h.term = t.id;
 DROP TABLE term, holiday;
