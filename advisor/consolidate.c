@@ -2,8 +2,9 @@
  *
  * consolidate.c
  *		One index per need across the whole workload: a suggestion whose
- *		keys are a prefix of another's (same table, method and predicate)
- *		is merged into it with its evidence; an existing plain btree index
+ *		keys are a prefix of another's (same table and method, and for
+ *		btree a predicate at least as narrow: the other's conjuncts are
+ *		among its own) is merged into it with its evidence; an existing plain btree index
  *		that a suggestion strictly extends is marked redundant (never a
  *		unique one or one that backs a constraint, never by a partial
  *		index); then the budget (--max-indexes, --max-size) is spent
@@ -28,6 +29,89 @@ same_pred(const char *p1, const char *p2)
 		(p1 != NULL && p2 != NULL && strcmp(p1, p2) == 0);
 }
 
+/* Drop one pair of parentheses that wraps the whole of s[0..len). */
+static void
+unwrap(const char **s, int *len)
+{
+	int			depth = 0;
+	int			quoted = 0;
+	int			i;
+
+	if (*len < 2 || (*s)[0] != '(' || (*s)[*len - 1] != ')')
+		return;
+	for (i = 0; i < *len - 1; i++)
+	{
+		char		c = (*s)[i];
+
+		if (c == '\'')
+			quoted = !quoted;
+		else if (!quoted && c == '(')
+			depth++;
+		else if (!quoted && c == ')' && --depth == 0)
+			return;				/* closes before the end: not one wrap */
+	}
+	(*s)++;
+	*len -= 2;
+}
+
+/* The AND-ed conjuncts of a predicate as PostgreSQL deparses it. */
+static void
+conjuncts(const char *pred, StrList *out)
+{
+	const char *s = pred;
+	int			len = strlen(pred);
+	int			depth = 0;
+	int			quoted = 0;
+	int			start = 0;
+	int			i;
+
+	unwrap(&s, &len);
+	for (i = 0; i <= len; i++)
+	{
+		if (i < len && s[i] == '\'')
+			quoted = !quoted;
+		else if (i < len && !quoted && s[i] == '(')
+			depth++;
+		else if (i < len && !quoted && s[i] == ')')
+			depth--;
+		else if (i == len || (!quoted && depth == 0 && strncmp(s + i, " AND ", 5) == 0))
+		{
+			const char *c = s + start;
+			int			clen = i - start;
+
+			unwrap(&c, &clen);
+			strlist_add_nocopy(out, pnstrdup(c, clen));
+			start = i + 5;
+		}
+	}
+}
+
+/*
+ * Whether an index with predicate broad serves every row a statement needs
+ * under predicate narrow: broad is absent, or each of its conjuncts is one
+ * of narrow's.
+ */
+static int
+pred_covers(const char *broad, const char *narrow)
+{
+	StrList		b = {0};
+	StrList		n = {0};
+	int			covers = 1;
+	int			i;
+
+	if (broad == NULL)
+		return 1;
+	if (narrow == NULL)
+		return 0;
+	conjuncts(broad, &b);
+	conjuncts(narrow, &n);
+	for (i = 0; i < b.n && covers; i++)
+		covers = strlist_find(&n, b.items[i]) >= 0;
+	strlist_free(&b);
+	strlist_free(&n);
+	return covers;
+}
+
 /* Whether the first n entries of a equal those of b. */
 static int
 prefix_of(const StrList *a, const StrList *b)
@@ -47,10 +131,13 @@ static int
 advice_covered_by(const Advice *a, const Advice *b)
 {
 	if (!same_table(a->schema, a->table, b->schema, b->table) ||
-		strcmp(a->def.am, b->def.am) != 0 || !same_pred(a->def.pred, b->def.pred))
+		strcmp(a->def.am, b->def.am) != 0)
 		return 0;
 	if (strcmp(a->def.am, "btree") == 0)
-		return prefix_of(&a->def.keys, &b->def.keys);
+		return prefix_of(&a->def.keys, &b->def.keys) &&
+			pred_covers(b->def.pred, a->def.pred);
+	if (!same_pred(a->def.pred, b->def.pred))
+		return 0;
 	/* other methods: only an identical definition */
 	return a->def.elems.n == b->def.elems.n && prefix_of(&a->def.elems, &b->def.elems);
 }

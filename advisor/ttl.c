@@ -2,8 +2,9 @@
  *
  * ttl.c
  *		Cache TTL recommendations from each table's observed write rate
- *		(sfcache.table_activity). The rule: a table written on average every
- *		I seconds gets a TTL of I / 2, rounded down to whole seconds below a
+ *		(sfcache.table_activity; a "write" here is a committed transaction
+ *		that wrote the table, what invalidates its cached results). The
+ *		rule: a table written on average every I seconds gets a TTL of I / 2, rounded down to whole seconds below a
  *		minute, whole minutes below an hour and whole hours above, and at
  *		least 1 second. Invalidation on commit is exact; the TTL bounds how
  *		long a change sfcache cannot see (logical replication, ...) stays
@@ -26,7 +27,7 @@ static const char *const global_sql =
 "SELECT setting, unit FROM pg_catalog.pg_settings WHERE name = 'sfcache.ttl'";
 
 static const char *const activity_sql =
-"SELECT a.schemaname, a.tablename, a.writes, a.writes_per_minute,\n"
+"SELECT a.schemaname, a.tablename, a.invalidations, a.invalidations_per_minute,\n"
 "  COALESCE(s.ttl_seconds, 0)\n"
 "FROM sfcache.table_activity a\n"
 "LEFT JOIN sfcache.relation_settings s\n"
