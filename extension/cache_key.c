@@ -20,17 +20,28 @@
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
 #include "nodes/nodes.h"
+#include "port/pg_crc32c.h"
 #include "utils/lsyscache.h"
 
 #include "sfcache.h"
 
+/*
+ * 128 bits from one 64-bit hash, a CRC-32C (hardware-assisted where the CPU
+ * has it) and the length: a second hash_bytes_extended pass over a long
+ * node string costs as much again as the first.
+ */
 static CacheKey
 hash128(const char *data, int len)
 {
 	CacheKey	key;
+	pg_crc32c	crc;
 
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, data, len);
+	FIN_CRC32C(crc);
 	key.hi = hash_bytes_extended((const unsigned char *) data, len, UINT64CONST(0x5fc0ffee));
-	key.lo = hash_bytes_extended((const unsigned char *) data, len, UINT64CONST(0x9e3779b97f4a7c15));
+	/* the low half feeds partitions and hash buckets: the CRC goes there */
+	key.lo = ((uint64) (uint32) len << 32) | crc;
 	return key;
 }
 
