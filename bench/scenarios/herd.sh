@@ -66,17 +66,20 @@ md "## Herd: N identical cold queries at one barrier" "" \
 	"pthread barrier, and each sends the same cold ~50 ms query (\`heavy_sql\` in bench/lib.sh, a new" \
 	"constant per run so no cache has seen it). *executions*: seq scans of \`$HEAVY_TABLE\` (the query scans it" \
 	"once) on the server that executes; *calls*: pg_stat_statements calls there (a cache hit may count as a call);" \
-	"*spread*: first to last send, i.e. how tight the barrier was on these 2 shared cores." ""
-md "| N | target | executions | pg_stat_statements calls | sfcache misses / coalesced | last client done (ms) | p50 (ms) | p99 (ms) | send spread (ms) |" \
-	"| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+	"*spread*: first to last send, i.e. how tight the barrier was on these 2 shared cores." \
+	"sfcache's own counters (\`sfcache.stats\`, difference over the herd): *misses* = leaders that executed," \
+	"*coalesced* = clients that waited for the leader and received its rows, *hits* = clients whose query arrived" \
+	"after the leader had stored the result (misses + coalesced + hits = N)." ""
+md "| N | target | executions | pg_stat_statements calls | sfcache misses | sfcache coalesced | sfcache hits | last client done (ms) | p50 (ms) | p99 (ms) | send spread (ms) |" \
+	"| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for n in $sizes; do
 	for t in sfc plain pgpool; do
 		if [ "$t" = sfc ] && [ "$BENCH_SFC_CACHE" != yes ]; then
-			md "| $n | sfcache | $SFC_NA | | | | | | |"
+			md "| $n | sfcache | $SFC_NA | | | | | | | | |"
 			continue
 		fi
-		co="n/a"
-		[ "$t" = sfc ] && co="$(cell herd "$n/sfc/sfc_miss") / $(cell herd "$n/sfc/sfc_coalesc")"
+		co="n/a | n/a | n/a"
+		[ "$t" = sfc ] && co="$(cell herd "$n/sfc/sfc_miss") | $(cell herd "$n/sfc/sfc_coalesc") | $(cell herd "$n/sfc/sfc_hit")"
 		name=$t; [ "$t" = sfc ] && name=sfcache; [ "$t" = pgpool ] && name=pgpool-II
 		md "| $n | $name | $(cell herd "$n/$t/exec") | $(cell herd "$n/$t/calls") | $co | $(cell herd "$n/$t/last_ms") | $(cell herd "$n/$t/p50_ms") | $(cell herd "$n/$t/p99_ms") | $(cell herd "$n/$t/spread_ms" '%.1f') |"
 	done
