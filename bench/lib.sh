@@ -126,6 +126,7 @@ set_sfcache_memory() {
 	[ "$(BENCH_PSQL_DB=postgres bpsql sfc -c "SELECT 1 FROM pg_settings WHERE name = 'sfcache.memory'")" = 1 ] || return 1
 	BENCH_PSQL_DB=postgres bpsql sfc -c "ALTER SYSTEM SET sfcache.memory = '$1'" >/dev/null 2>&1 || return 1
 	restart_pg sfc
+	bench_log "sfcache.memory = $(BENCH_PSQL_DB=postgres bpsql sfc -c 'SHOW sfcache.memory') (asked: $1)"
 }
 
 # pgpool-II in front of the plain server: raw mode, one backend reached over

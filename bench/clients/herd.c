@@ -144,6 +144,13 @@ main(int argc, char **argv)
 		lat[i] = cl[i].done - cl[i].sent;
 		PQfinish(cl[i].conn);
 	}
+	/*
+	 * The thread that reads the release time may be descheduled before it
+	 * does, while others already sent: the release is at the latest the
+	 * first send.
+	 */
+	if (first_sent < released)
+		released = first_sent;
 	qsort(lat, n, sizeof(double), cmp_double);
 	printf("clients=%d ok=%d errors=%d rows=%ld spread_ms=%.2f last_ms=%.1f p50_ms=%.1f p99_ms=%.1f\n",
 		   n, ok, n - ok, rows, last_sent - first_sent, last_done - released,

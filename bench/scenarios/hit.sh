@@ -53,6 +53,7 @@ den=plain
 md "## Hit: a warm cached ~50 ms query vs. the floors ($clients clients)" "" \
 	"Statement: \`heavy_sql\` of bench/lib.sh (uncached: $(bpsql plain -c '\timing on' -c "$(heavy_sql)" | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | cut -d. -f1) ms on the plain server, one client, just now)." \
 	"*parse floor*: the same text with \`AND false\`, cache off. pgbench transactions/s, $BENCH_DUR s per measurement." \
+	"$([ "$den" = sfc ] && echo "SELECT 1 and the parse floor run on the sfcache server with \`PGOPTIONS='-c sfcache.cache=off'\` (the ratios' denominators); the PK lookup and the uncached query on the plain server.")" \
 	"pgpool-II's cache counted $(awk -v a="${pool0% *}" -v b="${pool1% *}" 'BEGIN { print b - a }') hits during this scenario." ""
 md "| protocol | sfcache (cached) | pgpool-II (cached) | plain (uncached) | SELECT 1 | PK lookup | parse floor |" \
 	"| --- | ---: | ---: | ---: | ---: | ---: | ---: |"

@@ -23,8 +23,9 @@ cache_counts() {
 	case $1 in
 	pgpool) pool_cache_counters ;;
 	sfc)
-		sfcache_stats_snapshot | awk '$1 ~ /^hits?$/ { h = $2 } $1 ~ /^miss(es)?$/ { m = $2 }
-			END { if (h != "") print h, h + m }' ;;
+		# lookups: hits + misses (leaders) + coalesced (waited for a leader)
+		sfcache_stats_snapshot | awk '$1 == "hits" { h = $2 } $1 == "misses" { m = $2 } $1 == "coalesced" { c = $2 }
+			END { if (h != "") print h, h + m + c }' ;;
 	esac
 }
 
@@ -67,7 +68,8 @@ done
 md "## Dashboard mix: 12 queries per page, Zipf students" "" \
 	"\`bench/lms/dashboard.sql\` (pgbench, simple protocol, $BENCH_DUR s per measurement); with a writer:" \
 	"\`bench/lms/writer.sql\` at $wrate commits/s through the same target. *CPU/page* counts the server processes" \
-	"(PostgreSQL, and pgpool-II's for pgpool-II) from /proc; *hit %*: hits / SELECTs in the cache's own counters." \
+	"(PostgreSQL, and pgpool-II's for pgpool-II) from /proc; *hit %*: hits / SELECTs in the cache's own counters" \
+	"(sfcache: hits / (hits + misses + coalesced) in \`sfcache.stats\`; pgpool-II: SHOW POOL_CACHE)." \
 	"Before the runs, each target gets one unmeasured pass of the workload so that every cache starts warm." ""
 md "| clients | writer | target | pages/s | hit % | CPU/page (ms) |" "| ---: | --- | --- | ---: | ---: | ---: |"
 for c in $clients; do
