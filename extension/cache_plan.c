@@ -88,7 +88,6 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 				const CacheableInfo *info)
 {
 	CustomScan *cscan = makeNode(CustomScan);
-	CacheKey	key = CacheKeyForQuery(query);
 	SfcScanPrivate priv;
 
 	build_target_lists(query, &cscan->custom_scan_tlist, &cscan->scan.plan.targetlist);
@@ -106,7 +105,17 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 	 * planning on a miss, since the planner scribbles on its input.
 	 */
 	priv.query = query;
-	priv.key = key;
+	/*
+	 * A statement that would bypass the cache if it ran now (its transaction
+	 * wrote a relation it reads, or another isolation level) leaves its key
+	 * to be computed when a later execution needs it: a one-shot plan never
+	 * does, and those bypasses are common (reads after writes in one
+	 * transaction).
+	 */
+	if (CheckRuntimeBypass(info->relids) == SFC_BYPASS_NONE)
+		priv.key = CacheKeyForQuery(query);
+	else
+		priv.key.hi = priv.key.lo = 0;
 	priv.relids = info->relids;
 	priv.ttl_override_s = info->ttl_override_s;
 	priv.ttl_default = info->ttl_default;

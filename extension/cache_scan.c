@@ -213,6 +213,8 @@ resolve(SfcScanState *state)
 		return;
 	}
 
+	if (state->priv.key.hi == 0 && state->priv.key.lo == 0)
+		state->priv.key = CacheKeyForQuery(state->priv.query);
 	key = CacheKeyWithParams(state->priv.key, params);
 	state->outcome = SingleflightBegin(key, shape, &result, &why);
 	switch (state->outcome)

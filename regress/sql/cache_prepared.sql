@@ -31,6 +31,16 @@ PREPARE all_cols(int) AS SELECT * FROM notice WHERE id = $1;
 EXECUTE all_cols(3);
 ALTER TABLE notice DROP COLUMN seen;
 EXECUTE all_cols(3);
+-- a generic plan made in a transaction that wrote the table bypasses there,
+-- and caches once that transaction is over
+BEGIN;
+UPDATE notice SET body = 'notice 9' WHERE id = 9;
+PREPARE in_write(int) AS SELECT body FROM notice WHERE id = $1;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE in_write(9);
+COMMIT;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE in_write(9);
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE in_write(9);
+EXECUTE in_write(9);
 RESET plan_cache_mode;
 DEALLOCATE ALL;
 DROP TABLE notice;
