@@ -20,9 +20,9 @@
  * from clients, SPI, triggers and foreign-key actions alike), the utility
  * hook (COPY FROM, REFRESH MATERIALIZED VIEW, TRUNCATE, ALTER TABLE,
  * COMMIT PREPARED) and the object access hook (any other ALTER or DROP of a
- * relation). TRUNCATE and COMMIT PREPARED bump a global generation that
- * every entry depends on: they are rare, and their exact set of relations
- * is not known to this hook.
+ * relation). TRUNCATE, COMMIT PREPARED and any CREATE OR REPLACE, ALTER or
+ * DROP of a function bump a global generation that every entry depends on:
+ * they are rare, and which entries they affect is not known to this hook.
  *
  * Locking: none. The counters are atomics; readers and writers order their
  * accesses with full barriers (pg_atomic_fetch_add_* is one).
@@ -37,6 +37,7 @@
 #include "catalog/partition.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_proc.h"
 #include "common/hashfn.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -450,10 +451,20 @@ sfc_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (prev_object_access_hook)
 		prev_object_access_hook(access, classId, objectId, subId, arg);
 
+	if (!IsTransactionState())
+		return;
 	if (classId == RelationRelationId &&
-		(access == OAT_POST_ALTER || access == OAT_DROP) &&
-		IsTransactionState())
+		(access == OAT_POST_ALTER || access == OAT_DROP))
 		note_write(objectId);
+
+	/*
+	 * A function created (CREATE OR REPLACE), altered or dropped may change
+	 * what an IMMUTABLE call computes: cached results do not name the
+	 * functions they called, so everything goes, at commit.
+	 */
+	if (classId == ProcedureRelationId &&
+		(access == OAT_POST_CREATE || access == OAT_POST_ALTER || access == OAT_DROP))
+		note_write_global();
 }
 
 void

@@ -121,6 +121,14 @@ SELECT count(*) FROM grade_log;
 TRUNCATE grade_log;
 SELECT count(*) FROM grade_log;
 
+-- redefining an immutable function that a cached result called
+CREATE FUNCTION bonus(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 + 1';
+SELECT bonus(grade) FROM enrollment WHERE id = 7;
+:hit SELECT bonus(grade) FROM enrollment WHERE id = 7;
+CREATE OR REPLACE FUNCTION bonus(int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT $1 + 100';
+SELECT bonus(grade) FROM enrollment WHERE id = 7;
+DROP FUNCTION bonus(int);
+
 -- writes in a transaction become visible to others' cached reads on commit;
 -- in the writing transaction itself the cache is bypassed (own write)
 BEGIN;
