@@ -218,11 +218,7 @@ advice_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 					  ParamListInfo params, QueryEnvironment *queryEnv,
 					  DestReceiver *dest, QueryCompletion *qc)
 {
-	if (prev_ProcessUtility)
-		prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-							params, queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-								params, queryEnv, dest, qc);
+	CallNextProcessUtility(prev_ProcessUtility, pstmt, queryString, readOnlyTree,
+							   context, params, queryEnv, dest, qc);
 	advice_count_utility_writes(pstmt->utilityStmt);
 }

@@ -426,12 +426,8 @@ sfc_inval_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	}
 	PG_TRY();
 	{
-		if (prev_ProcessUtility)
-			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-								params, queryEnv, dest, qc);
-		else
-			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-									params, queryEnv, dest, qc);
+		CallNextProcessUtility(prev_ProcessUtility, pstmt, queryString, readOnlyTree,
+								   context, params, queryEnv, dest, qc);
 	}
 	PG_FINALLY();
 	{

@@ -3,7 +3,8 @@
  * sfcache.c
  *		Module entry point: refuses to load unless preloaded, reserves the
  *		"sfcache." GUC prefix and lets each subsystem install its GUCs,
- *		hooks and shared memory.
+ *		hooks and shared memory; and the call to the next utility hook
+ *		that every subsystem's hook ends with.
  *
  *-------------------------------------------------------------------------
  */
@@ -44,4 +45,22 @@ _PG_init(void)
 	AdviceInit();
 
 	MarkGUCPrefixReserved("sfcache");
+}
+
+/*
+ * The next ProcessUtility in the chain: the hook installed before ours, or
+ * PostgreSQL's own. Every file with a utility hook ends with this call.
+ */
+void
+CallNextProcessUtility(ProcessUtility_hook_type prev, PlannedStmt *pstmt,
+					   const char *queryString, bool readOnlyTree,
+					   ProcessUtilityContext context, ParamListInfo params,
+					   QueryEnvironment *queryEnv, DestReceiver *dest,
+					   QueryCompletion *qc)
+{
+	if (prev)
+		prev(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
+	else
+		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
+								params, queryEnv, dest, qc);
 }

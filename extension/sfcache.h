@@ -188,6 +188,16 @@ extern bool SfcacheStartingSavedQuery(void);
 extern void CacheScanInit(void);
 extern int	sfc_nesting_level;
 
+/* ---- hook chaining (sfcache.c) ---- */
+
+#include "tcop/utility.h"
+
+extern void CallNextProcessUtility(ProcessUtility_hook_type prev,
+								   PlannedStmt *pstmt, const char *queryString,
+								   bool readOnlyTree, ProcessUtilityContext context,
+								   ParamListInfo params, QueryEnvironment *queryEnv,
+								   DestReceiver *dest, QueryCompletion *qc);
+
 /* ---- shared memory (shmem.c) ---- */
 
 extern void SfcacheShmemInit(void);

@@ -258,12 +258,8 @@ whatif_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		whatif_explain_depth++;
 	PG_TRY();
 	{
-		if (prev_ProcessUtility)
-			prev_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-								params, queryEnv, dest, qc);
-		else
-			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-									params, queryEnv, dest, qc);
+		CallNextProcessUtility(prev_ProcessUtility, pstmt, queryString, readOnlyTree,
+								   context, params, queryEnv, dest, qc);
 	}
 	PG_FINALLY();
 	{
