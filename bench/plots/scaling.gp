@@ -1,7 +1,7 @@
 # bench/plots/scaling.gp: the hit-scaling chart (cached-hit tps against
 # clients). Input: scaling.dat of bench/scenarios/scaling.sh;
 # gnuplot -e "in='...'; out='...'; sfc='yes|no'; quick='yes|no'" scaling.gp
-# (quick = yes: the SELECT 1 line was not measured).
+# (quick = yes: only sfcache's line was measured, when it has a cache).
 set terminal pngcairo size 800,450 font "DejaVu Sans,10"
 set output out
 set title "Hit throughput of a warm cached 50 ms query (medians)".((sfc eq "yes") ? "" : "\nsfcache: no result cache yet")
@@ -17,5 +17,5 @@ array names[3] = ["sfcache (cached)", "pgpool-II (cached)", "SELECT 1, plain (pr
 array colors[3] = ["#2a9d8f", "#e76f51", "#8d99ae"]
 array dashes[3] = [1, 1, 2]
 first = (sfc eq "yes") ? 1 : 2
-last = (quick eq "yes") ? 2 : 3
+last = (quick eq "yes") ? ((sfc eq "yes") ? 1 : 2) : 3
 plot for [i=first:last] in using 1:(column(i+1)) with linespoints lw 2 pt 7 dt dashes[i] lc rgb colors[i] title names[i]
