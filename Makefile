@@ -12,6 +12,7 @@ OBJS = \
 	extension/cache_explain.o \
 	extension/cache_guc.o \
 	extension/cache_key.o \
+	extension/cache_key_memo.o \
 	extension/cache_plan.o \
 	extension/cache_run.o \
 	extension/cache_scan.o \

@@ -113,7 +113,8 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 	 * transaction).
 	 */
 	if (CheckRuntimeBypass(info->relids) == SFC_BYPASS_NONE)
-		priv.key = CacheKeyForQuery(query);
+		priv.key = CacheKeyForStatement(query, statement,
+										statement ? (int) strlen(statement) : 0);
 	else
 		priv.key.hi = priv.key.lo = 0;
 	priv.relids = info->relids;

@@ -214,7 +214,8 @@ resolve(SfcScanState *state)
 	}
 
 	if (state->priv.key.hi == 0 && state->priv.key.lo == 0)
-		state->priv.key = CacheKeyForQuery(state->priv.query);
+		state->priv.key = CacheKeyForStatement(state->priv.query, state->priv.query_string,
+											   (int) strlen(state->priv.query_string));
 	key = CacheKeyWithParams(state->priv.key, params);
 	state->outcome = SingleflightBegin(key, shape, &result, &why);
 	switch (state->outcome)

@@ -76,6 +76,9 @@ typedef struct CacheKey
 } CacheKey;
 
 extern CacheKey CacheKeyForQuery(Query *query);
+
+/* cache_key_memo.c */
+extern CacheKey CacheKeyForStatement(Query *query, const char *text, int len);
 extern CacheKey CacheKeyWithParams(CacheKey query_key, ParamListInfo params);
 
 /* ---- cacheability (cacheable.c) ---- */

@@ -58,6 +58,43 @@ EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course W
 SELECT title FROM course WHERE id = 3;
 RESET sfcache.cache;
 
+-- A backend memoizes the key of a statement text it sees again and again
+-- (cache_key_memo.c). The same text analyzed into another tree is another
+-- statement all the same: another relation under another search_path,
+-- another constant under another TimeZone.
+CREATE SCHEMA memo_a;
+CREATE SCHEMA memo_b;
+CREATE TABLE memo_a.t (v text);
+CREATE TABLE memo_b.t (v text);
+INSERT INTO memo_a.t VALUES ('a');
+INSERT INTO memo_b.t VALUES ('b');
+SELECT sfcache.reset();
+SET search_path = memo_a;
+SELECT v FROM t;
+SELECT v FROM t;
+SELECT v FROM t;
+SELECT v FROM t;
+SET search_path = memo_b;
+SELECT v FROM t;
+SELECT v FROM t;
+SET search_path = memo_a;
+SELECT v FROM t;
+RESET search_path;
+SELECT calls, hits, misses, distinct_keys
+FROM sfcache.statements WHERE query = 'SELECT v FROM t' ORDER BY calls DESC;
+CREATE TABLE memo_a.ts (t timestamptz);
+INSERT INTO memo_a.ts VALUES ('2026-01-01 00:00:00+00');
+SET TimeZone = 'UTC';
+SELECT count(*) FROM memo_a.ts WHERE t = '2026-01-01 00:00:00';
+SELECT count(*) FROM memo_a.ts WHERE t = '2026-01-01 00:00:00';
+SELECT count(*) FROM memo_a.ts WHERE t = '2026-01-01 00:00:00';
+SET TimeZone = 'Asia/Tokyo';
+SELECT count(*) FROM memo_a.ts WHERE t = '2026-01-01 00:00:00';
+RESET TimeZone;
+SET client_min_messages = warning;
+DROP SCHEMA memo_a, memo_b CASCADE;
+RESET client_min_messages;
+
 -- Invalid settings are refused.
 SET sfcache.cache = sometimes;
 SET sfcache.wait_timeout = -1;
