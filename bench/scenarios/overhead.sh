@@ -75,6 +75,40 @@ for run in $(runs); do
 	done
 done
 
+# The same comparison on one server: the sfc server restarted with and
+# without sfcache in shared_preload_libraries, so that both sides read the
+# same data files (two servers loaded alike still differ by a few percent,
+# e.g. in where autovacuum's ANALYZE left their statistics). Without
+# --quick only: two restarts per run.
+same=no
+[ "$BENCH_QUICK" = yes ] || same=yes
+sfc_preload() {
+	sed -i "s/^shared_preload_libraries = .*/shared_preload_libraries = '$1'/" "$BENCH_WORK/sfc/postgresql.conf"
+	restart_pg sfc
+}
+# Each workload right after a restart on both sides, with one unmeasured
+# second to warm the buffers: what ran before it (TPC-B's writes wake
+# autovacuum) is then the same for "not loaded" and "loaded".
+if [ $same = yes ]; then
+	for run in $(runs); do
+		for w in $workloads; do
+			# shellcheck disable=SC2086
+			{
+				sfc_preload 'pg_stat_statements'
+				"$PGBIN/pgbench" -h "$BENCH_WORK/sock" -p "$SFC_PORT" -n -c "$clients" -j 2 $(workload_args $w | sed 's/-T [0-9]*/-T 1/') >/dev/null 2>&1
+				record overhead "same/$w/plain" "$run" "$("$PGBIN/pgbench" -h "$BENCH_WORK/sock" -p "$SFC_PORT" -n -c "$clients" -j 2 $(workload_args $w) 2>&1 | pgbench_tps)"
+				sfc_preload 'sfcache,pg_stat_statements'
+				"$PGBIN/pgbench" -h "$BENCH_WORK/sock" -p "$SFC_PORT" -n -c "$clients" -j 2 $(workload_args $w | sed 's/-T [0-9]*/-T 1/') >/dev/null 2>&1
+				for c in $(workload_configs $w); do
+					record overhead "same/$w/$c" "$run" "$(PGOPTIONS="$(opts "$c")" "$PGBIN/pgbench" -h "$BENCH_WORK/sock" -p "$SFC_PORT" -n \
+						-c "$clients" -j 2 $(workload_args $w) 2>&1 | pgbench_tps)"
+				done
+			}
+		done
+		bench_log "overhead same-server run $run: $(awk -F'\t' -v r="$run" '$1 == "overhead" && $3 == r && index($2, "same/") == 1 { printf "%s=%s ", $2, $4 }' "$BENCH_OUT/raw.tsv")"
+	done
+fi
+
 md "## Overhead: pgbench with and without sfcache loaded" "" \
 	"pgbench scale $sf, $clients clients, $BENCH_DUR s per measurement, TPC-B (default script) and \`-S\` (select-only);" \
 	"$([ "$BENCH_QUICK" = yes ] && echo '(the dashboard mix is measured without --quick only);' || echo 'the LMS dashboard mix (\`bench/lms/dashboard.sql\`, pages/s, at least 2 s per measurement) with the cache off;')" \
@@ -91,4 +125,16 @@ for w in $workloads; do
 	fi
 	[ -z "$advice" ] && md "| $wn | advice recording at sample rate 1 | n/a (no sfcache.*sampl* setting in this build) | |"
 done
+if [ $same = yes ]; then
+	md "" "The same, on one server: the sfcache server restarted without sfcache in \`shared_preload_libraries\` (\"not loaded\")" \
+		"and with it, before each workload in every run; after each restart one unmeasured second of the workload warms the buffers." "" \
+		"| workload | configuration | tps | ratio to not loaded, same server (per run) |" "| --- | --- | ---: | ---: |"
+	for w in $workloads; do
+		case $w in tpcb) wn="TPC-B" ;; select) wn="select-only (-S)" ;; mix) wn="dashboard mix" ;; esac
+		md "| $wn | not loaded | $(cell overhead "same/$w/plain") | 1 |"
+		for c in $(workload_configs $w); do
+			md "| $wn | $(label "$c") | $(cell overhead "same/$w/$c") | $(ratio_cell overhead "same/$w/$c" "same/$w/plain") |"
+		done
+	done
+fi
 md "" "Goals: ≥ 0.97× plain with sfcache loaded, cache on (issue 3), and with advice recording at sample rate 1 (issue 4)."
