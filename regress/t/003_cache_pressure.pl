@@ -50,5 +50,29 @@ foreach (1 .. 3)
 cmp_ok($node->safe_psql('postgres', 'SELECT hits FROM sfcache.stats'), '>=', 10,
 	'a working set that fits hits');
 
+# Results of 6-13 kB, across DSA's largest size class (8 kB) and several
+# of its 4 kB pages: every hit returns exactly the rows the query returns
+# uncached. (Rows of ~64 bytes: a wide column would be TOASTed, and the
+# result would keep only its pointer.)
+$node->safe_psql('postgres', q{
+	CREATE TABLE wide AS SELECT i, md5(i::text) AS h FROM generate_series(1, 1000) i;
+});
+$node->safe_psql('postgres', 'SELECT sfcache.reset()');
+my ($wrong, $count) = (0, 0);
+for (my $n = 100; $n <= 200; $n += 2)
+{
+	my $q = "SELECT i, h FROM wide WHERE i <= $n ORDER BY i";
+	my $miss = $node->safe_psql('postgres', $q);
+	my $hit = $node->safe_psql('postgres', $q);
+	my $plain = $node->safe_psql('postgres', "SET sfcache.cache = off; $q");
+	$wrong++ if $miss ne $plain || $hit ne $plain || scalar(split /\n/, $plain) != $n;
+	$count++;
+}
+is($wrong, 0, 'misses and hits of 6-13 kB results return the uncached rows');
+is($node->safe_psql('postgres', 'SELECT hits FROM sfcache.stats'), $count,
+	'each second statement was a hit');
+cmp_ok($node->safe_psql('postgres', 'SELECT bytes_used / entries FROM sfcache.stats'), '>', 8192,
+	'the results kept are over 8 kB on average');
+
 $node->stop;
 done_testing();
