@@ -23,6 +23,8 @@
  * relation). TRUNCATE, COMMIT PREPARED and any CREATE OR REPLACE, ALTER or
  * DROP of a function bump a global generation that every entry depends on:
  * they are rare, and which entries they affect is not known to this hook.
+ * So does every commit of a logical replication worker: on a subscriber the
+ * apply worker writes tables without the executor's hooks.
  *
  * Locking: none. The counters are atomics; readers and writers order their
  * accesses with full barriers (pg_atomic_fetch_add_* is one).
@@ -44,6 +46,7 @@
 #include "nodes/bitmapset.h"
 #include "parser/parsetree.h"
 #include "port/atomics.h"
+#include "replication/logicalworker.h"
 #include "storage/lmgr.h"
 #include "storage/shmem.h"
 #include "tcop/utility.h"
@@ -322,6 +325,8 @@ sfc_xact_callback(XactEvent event, void *arg)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PRE_PREPARE:
+			if (IsLogicalWorker())
+				note_write_global();
 			if (written_slots != NULL || written_global)
 			{
 				bump_before_commit();
