@@ -154,3 +154,26 @@ COMMIT;
 
 DROP TABLE enrollment, grade_log, submission, student, activity CASCADE;
 DROP FUNCTION bump_plpgsql(), bump_sql(), log_grade();
+
+-- A result keeps an out-of-line (TOASTed) value as its pointer, so nothing
+-- may remove that value while the result is served: VACUUM FULL (which
+-- rewrites the table) invalidates it, and so does a write to the table,
+-- before VACUUM can remove the old value. Misses: the first read, after
+-- VACUUM FULL, after the UPDATE; hits: the two reads after a miss.
+CREATE TABLE doc (id int PRIMARY KEY, body text);
+ALTER TABLE doc ALTER body SET STORAGE EXTERNAL;
+INSERT INTO doc SELECT 1, string_agg(md5(i::text), '') FROM generate_series(1, 200) i;
+INSERT INTO doc VALUES (2, 'short');
+SELECT sfcache.reset();
+SELECT body FROM doc WHERE id = 1 \gset v1_
+SELECT body FROM doc WHERE id = 1 \gset v2_
+VACUUM FULL doc;
+SELECT body FROM doc WHERE id = 1 \gset v3_
+UPDATE doc SET body = body || 'x' WHERE id = 1;
+VACUUM doc;
+SELECT body FROM doc WHERE id = 1 \gset v4_
+SELECT body FROM doc WHERE id = 1 \gset v5_
+SELECT md5(:'v1_body') = md5(:'v2_body') AND md5(:'v1_body') = md5(:'v3_body') AS same_before,
+	md5(:'v4_body') = md5(:'v5_body') AND :'v5_body' = :'v1_body' || 'x' AS updated_after;
+SELECT hits, misses FROM sfcache.statements WHERE query LIKE 'SELECT body FROM doc WHERE id = 1%';
+DROP TABLE doc;
