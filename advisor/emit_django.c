@@ -47,7 +47,14 @@ latest_migration(PGconn *conn, const char *app)
 	PGresult   *res;
 	char	   *name = NULL;
 
-	res = PQexec(conn, "SELECT pg_catalog.to_regclass('public.django_migrations') IS NOT NULL");
+	/*
+	 * Read it only if it is a plain table without row security: a view or
+	 * a policy would run functions of its owner's choosing as the advisor.
+	 */
+	res = PQexec(conn,
+				 "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c\n"
+				 "  WHERE c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass('public.django_migrations')\n"
+				 "    AND c.relkind OPERATOR(pg_catalog.=) 'r' AND NOT c.relrowsecurity)");
 	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQgetvalue(res, 0, 0)[0] == 't')
 	{
 		PQclear(res);
