@@ -100,12 +100,14 @@ AdviceAsRole(Oid userid, const char *search_path, void (*fn) (void *arg), void *
 	SetUserIdAndSecContext(userid, save_sec_context |
 						   SECURITY_LOCAL_USERID_CHANGE |
 						   SECURITY_RESTRICTED_OPERATION);
-	if (search_path != NULL)
-		WhatifUseSearchPath(search_path, &nestlevel);
-	else
-		nestlevel = NewGUCNestLevel();
+	nestlevel = NewGUCNestLevel();
 	PG_TRY();
 	{
+		int			path_nestlevel;
+
+		/* a level above nestlevel: popped with it */
+		if (search_path != NULL)
+			WhatifUseSearchPath(search_path, &path_nestlevel);
 		fn(arg);
 	}
 	PG_FINALLY();
