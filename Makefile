@@ -55,9 +55,10 @@ REGRESS_OPTS = --inputdir=regress --temp-instance=./tmp_check \
 ISOLATION = $(patsubst regress/specs/%.spec,%,$(sort $(wildcard regress/specs/*.spec)))
 ISOLATION_OPTS = --inputdir=regress --temp-instance=./tmp_check_iso \
 	--temp-config=regress/sfcache.conf
-# TAP tests (regress/t/*.pl) are run by scripts/test through prove, so that
-# the advisor binary built here is on their PATH.
-EXTRA_CLEAN = tmp_check tmp_check_iso results output_iso log regression.* \
+# TAP tests: PGXS's prove_installcheck (scripts/test puts advisor/ on PATH).
+TAP_TESTS = 1
+PROVE_TESTS = regress/t/*.pl
+EXTRA_CLEAN = tmp_check tmp_check_iso tmp_core results output_iso log regression.* \
 	$(ADVISOR) $(ADVISOR_OBJS)
 
 PG_CPPFLAGS = -DSFCACHE_VERSION=\"$(EXTVERSION)\"
@@ -67,6 +68,8 @@ PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+PG_PROVE_FLAGS += -I $(srcdir)/regress/t
 
 # sfcache-advisor: a frontend program built beside the module. PGXS allows
 # only one of MODULE_big and PROGRAM, so its rules are spelled out here.
