@@ -1,0 +1,219 @@
+#!/usr/bin/python3
+# regress/oracle/oracle.py: a differential oracle for sfcache's result cache,
+# in the spirit of SQLancer. From a seed it builds a random schema
+# (schema.py), then interleaves random statements on several connections
+# (workload.py), deterministically, one statement at a time. Every SELECT is
+# run twice with sfcache.cache = on and once with it off in the same session
+# state (session.py); the outcomes (rows as multisets unless ordered, or the
+# error's SQLSTATE) must agree, and no statement may fail with an internal
+# error. On a failure it prints the seed, the statement, the outcomes and the
+# statement log reduced by delta debugging (reduce.py), and exits 1.
+# Usage: oracle.py --seed N [--statements N | --minutes M] [--bindir DIR]
+import argparse
+import os
+import random
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import reduce  # noqa: E402
+import schema  # noqa: E402
+import session  # noqa: E402
+from server import Server  # noqa: E402
+from workload import E, Workload  # noqa: E402
+
+NCONN = 3
+START_ROLES = ["ora_a", "ora_b", "ora_c", "ora_owner"]
+
+
+def fmt_entry(e):
+    head = "c%d" % e["c"]
+    if e["kind"] == "check":
+        s = "%s: /* check, %s%s */ %s" % (head, e["mode"], ", ordered" if e.get("ordered") else "", e["sql"])
+        if e.get("params"):
+            s += "   -- params %r" % (e["params"],)
+        return s
+    s = "%s: %s" % (head, e["sql"])
+    if e.get("copy"):
+        s += "\n" + e["copy"] + "\\."
+    return s
+
+
+class Run:
+    """One replay or generation of a log against a fresh database."""
+
+    def __init__(self, server, schema_sql, nconn):
+        server.fresh_database(schema.ROLES)
+        with server.connect() as c:
+            for s in schema_sql:
+                c.execute(s)
+        self.conns = [session.Conn(server, i) for i in range(nconn)]
+
+    def close(self):
+        for c in self.conns:
+            c.close()
+
+    def execute(self, e):
+        """Run one entry; return (reason, outcomes) with reason None if fine."""
+        conn = self.conns[e["c"]]
+        if e["kind"] == "exec":
+            out = conn.run(e["sql"], e.get("params"), "simple" if not e.get("params") else "extended",
+                           copy_data=e.get("copy"))
+            if out.error == "XX000":
+                return "internal error: %s" % out.message, (out,)
+            return None, (out,)
+        on1, on2, off = conn.check(e)
+        return session.compare(e, on1, on2, off), (on1, on2, off)
+
+
+def failure_class(reason):
+    return reason.split(":")[0] if reason.startswith("internal") else "mismatch"
+
+
+def stats(server):
+    with server.connect() as c:
+        row = c.execute("SELECT hits, stores FROM sfcache.stats").fetchone()
+        return int(row[0]), int(row[1])
+
+
+def generate(args, server, seed):
+    rng = random.Random(seed)
+    schema_sql, model = schema.build(rng)
+    run = Run(server, schema_sql, args.connections)
+    wl = Workload(rng, model)
+    log = []
+    checks = []
+    hits0, stores0 = stats(server)
+    deadline = time.monotonic() + args.minutes * 60 if args.minutes else None
+    nchecks = 0
+    txn_age = [0] * args.connections
+    for i in range(args.connections):
+        e = E(i, "exec", "SET ROLE %s" % START_ROLES[i % len(START_ROLES)])
+        log.append(e)
+        run.execute(e)
+    c = 0
+    count = 0
+    failure = None
+    while True:
+        if args.statements and count >= args.statements:
+            break
+        if deadline and time.monotonic() > deadline:
+            break
+        if rng.random() < 0.4:
+            c = rng.randrange(args.connections)
+        conn = run.conns[c]
+        if conn.aborted():
+            entries = [E(c, "exec", "ROLLBACK")]
+        elif conn.in_txn() and txn_age[c] > 8:
+            entries = [E(c, "exec", rng.choice(["COMMIT", "COMMIT", "ROLLBACK"]))]
+        else:
+            op = rng.choices(["check", "recheck", "write", "ddl", "grant", "setting", "role", "txn"],
+                             [45, 10, 18, 5, 4, 7, 4, 7])[0]
+            if op == "check":
+                entries = wl.select(c) or []
+            elif op == "recheck":
+                entries = wl.recheck(c, rng.choice(checks[-200:])) if checks else []
+            elif op == "txn":
+                if conn.in_txn():
+                    entries = [E(c, "exec", rng.choice(["COMMIT", "COMMIT", "ROLLBACK"]))]
+                else:
+                    entries = [E(c, "exec", rng.choice(["BEGIN"] * 5 + ["BEGIN ISOLATION LEVEL REPEATABLE READ"]))]
+            else:
+                entries = getattr(wl, op)(c)
+        for e in entries:
+            log.append(e)
+            count += 1
+            txn_age[e["c"]] = txn_age[e["c"]] + 1 if run.conns[e["c"]].in_txn() else 0
+            reason, outs = run.execute(e)
+            if e["kind"] == "check":
+                nchecks += 1
+                checks.append(e)
+            if reason:
+                failure = (reason, e, outs)
+                break
+            if args.verbose:
+                print(fmt_entry(e))
+            if e["kind"] == "exec" and run.conns[e["c"]].aborted() is False and not run.conns[e["c"]].in_txn():
+                txn_age[e["c"]] = 0
+        if failure:
+            break
+    run.close()
+    hits1, stores1 = stats(server)
+    return schema_sql, log, failure, nchecks, hits1 - hits0, stores1 - stores0
+
+
+def replay_fails(server, schema_sql, entries, nconn, klass):
+    run = Run(server, schema_sql, nconn)
+    try:
+        for e in entries[:-1]:
+            run.execute(e)
+        reason, _ = run.execute(entries[-1])
+        return bool(reason) and failure_class(reason) == klass
+    finally:
+        run.close()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--statements", type=int, default=0)
+    ap.add_argument("--minutes", type=float, default=0)
+    ap.add_argument("--connections", type=int, default=NCONN)
+    ap.add_argument("--bindir", help="PostgreSQL bindir (default: from $PG_CONFIG)")
+    ap.add_argument("--reduce-seconds", type=float, default=120)
+    ap.add_argument("--log-dir", default=".", help="where the full and reduced logs go on failure")
+    ap.add_argument("--keep", action="store_true", help="keep the cluster's directory")
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args()
+    if not args.statements and not args.minutes:
+        args.statements = 2000
+    bindir = args.bindir or subprocess.check_output(
+        [os.environ.get("PG_CONFIG", "pg_config"), "--bindir"], text=True).strip()
+    server = Server(bindir, port=50000 + args.seed % 10000)
+    server.start()
+    t0 = time.monotonic()
+    status = 0
+    try:
+        schema_sql, log, failure, nchecks, hits, stores = generate(args, server, args.seed)
+        took = time.monotonic() - t0
+        print("seed %d: %d statements, %d checks, %.0fs; cache hits %d, stores %d"
+              % (args.seed, len(log), nchecks, took, hits, stores))
+        if failure:
+            status = 1
+            reason, e, outs = failure
+            print("MISMATCH (seed %d): %s" % (args.seed, reason))
+            print("statement: " + fmt_entry(e))
+            names = ["cache on, 1st run", "cache on, 2nd run", "cache off"] if len(outs) == 3 else ["outcome"]
+            for n, o in zip(names, outs):
+                print("--- %s:\n%s" % (n, o.show()))
+            os.makedirs(args.log_dir, exist_ok=True)
+            full = os.path.join(args.log_dir, "oracle-seed%d-full.log" % args.seed)
+            with open(full, "w") as f:
+                f.write("-- schema\n" + ";\n".join(schema_sql) + ";\n-- statements\n")
+                f.write("\n".join(fmt_entry(x) for x in log) + "\n")
+            print("full log (%d statements): %s" % (len(log), full))
+            klass = failure_class(reason)
+            if args.reduce_seconds > 0:
+                print("reducing (up to %.0fs)..." % args.reduce_seconds)
+                small, complete = reduce.ddmin(
+                    log, lambda ents: replay_fails(server, schema_sql, ents, args.connections, klass),
+                    args.reduce_seconds)
+                print("reduced log (%d statements%s; schema as in %s):"
+                      % (len(small), "" if complete else ", time budget ran out", full))
+                print("\n".join(fmt_entry(x) for x in small))
+                with open(os.path.join(args.log_dir, "oracle-seed%d-reduced.log" % args.seed), "w") as f:
+                    f.write("\n".join(fmt_entry(x) for x in small) + "\n")
+        elif hits == 0:
+            print("FAIL (seed %d): the cache served no hit; the oracle did not exercise it" % args.seed)
+            status = 1
+        else:
+            print("ok (seed %d)" % args.seed)
+    finally:
+        server.stop(keep=args.keep)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,157 @@
+# regress/oracle/session.py: one oracle connection and the oracle check
+# itself. Every statement goes through Conn.run(), which returns an Outcome
+# (rows as raw bytes, or the SQLSTATE of the error). Conn.check() runs one
+# SELECT twice with the cache on and once with it off, in the same session
+# state, and returns the mismatch if the outcomes differ.
+import psycopg
+from psycopg import pq
+from psycopg.adapt import Loader
+
+# Errors that depend on timing (a lock held by another of our connections),
+# not on the cache: a check that meets one compares nothing.
+TIMING_STATES = {"55P03", "57014", "40P01", "40001"}
+
+
+class RawLoader(Loader):
+    """Keep every value as the bytes the server sent (text or binary)."""
+
+    def load(self, data):
+        return bytes(data)
+
+
+def raw_adapters(conn):
+    oids = [0] + [r[0] for r in conn.execute("/* sfcache:off */ SELECT oid::int FROM pg_type").fetchall()]
+    for fmt in (pq.Format.TEXT, pq.Format.BINARY):
+        for oid in oids:
+            conn.adapters.register_loader(oid, RawLoader)
+    # the loaders above also serve types created later (oid 0 is the fallback)
+
+
+class Outcome:
+    def __init__(self, rows=None, cols=None, error=None, message=None):
+        self.rows, self.cols, self.error, self.message = rows, cols, error, message
+
+    def key(self, ordered):
+        if self.error:
+            return ("error", self.error)
+        rows = self.rows if ordered else sorted(self.rows, key=_sortkey)
+        return ("rows", tuple(self.cols), tuple(rows))
+
+    def show(self, limit=20):
+        if self.error:
+            return "ERROR %s: %s" % (self.error, self.message)
+        out = ["columns %s, %d rows" % (self.cols, len(self.rows))]
+        for r in self.rows[:limit]:
+            out.append("  " + " | ".join("NULL" if v is None else _txt(v) for v in r))
+        if len(self.rows) > limit:
+            out.append("  ...")
+        return "\n".join(out)
+
+
+def _txt(v):
+    try:
+        return v.decode()
+    except UnicodeDecodeError:
+        return repr(v)
+
+
+def _sortkey(row):
+    return tuple((v is None, v or b"") for v in row)
+
+
+OFF_PREFIX = "/* sfcache:off */ "
+
+
+class Conn:
+    def __init__(self, server, cid):
+        self.cid = cid
+        self.pg = server.connect()
+        raw_adapters(self.pg)
+        self.prepared = set()
+
+    def close(self):
+        try:
+            self.pg.close()
+        except Exception:
+            pass
+
+    def txn_status(self):
+        return self.pg.info.transaction_status
+
+    def in_txn(self):
+        return self.txn_status() != pq.TransactionStatus.IDLE
+
+    def aborted(self):
+        return self.txn_status() == pq.TransactionStatus.INERROR
+
+    def run(self, sql, params=None, mode="simple", copy_data=None):
+        """Run one statement; mode is simple, extended, prepared or binary."""
+        try:
+            cur = self.pg.cursor(binary=(mode == "binary"))
+            if copy_data is not None:
+                with cur.copy(sql) as cp:
+                    cp.write(copy_data)
+                return Outcome(rows=[], cols=[])
+            if mode == "simple":
+                cur.execute(sql)
+            elif mode == "prepared":
+                cur.execute(sql, params or None, prepare=True)
+            else:
+                cur.execute(sql, params or (), prepare=False)
+            if cur.description is None:
+                return Outcome(rows=[], cols=[])
+            cols = [(d.name, d.type_code) for d in cur.description]
+            return Outcome(rows=[tuple(r) for r in cur.fetchall()], cols=cols)
+        except psycopg.Error as e:
+            state = e.sqlstate or "?????"
+            if isinstance(e, psycopg.OperationalError) and self.pg.closed:
+                raise
+            return Outcome(error=state, message=str(e).split("\n")[0])
+
+    def _guarded(self, sql, params, mode):
+        """Inside a transaction a failing run must not abort it: savepoint."""
+        if not self.in_txn():
+            return self.run(sql, params, mode)
+        self.run("SAVEPOINT sfc_oracle")
+        out = self.run(sql, params, mode)
+        self.run("ROLLBACK TO SAVEPOINT sfc_oracle" if out.error else "RELEASE SAVEPOINT sfc_oracle")
+        return out
+
+    def check(self, e):
+        """The oracle: returns (on1, on2, off) outcomes for a check entry."""
+        sql, params, mode = e["sql"], e.get("params"), e["mode"]
+        if mode == "sqlprep":
+            # e["sql"] is "name(args)": PREPAREd twice, "name" and "name_off"
+            name, args = sql.split("(", 1) if "(" in sql else (sql, None)
+            on_sql = "EXECUTE %s%s" % (name, "(" + args if args else "")
+            off_sql = "EXECUTE %s_off%s" % (name, "(" + args if args else "")
+            run_mode = "simple"
+        else:
+            on_sql, off_sql, run_mode = sql, OFF_PREFIX + sql, mode
+        on1 = self._guarded(on_sql, params, run_mode)
+        on2 = self._guarded(on_sql, params, run_mode)
+        self.run("SET sfcache.cache = off")
+        off = self._guarded(off_sql, params, run_mode)
+        self.run("SET sfcache.cache = on")
+        return on1, on2, off
+
+
+def compare(e, on1, on2, off):
+    """None if the outcomes agree (as far as they may be compared), else a reason."""
+    if any(o.error in TIMING_STATES for o in (on1, on2, off)):
+        return None
+    for o in (on1, on2, off):
+        if o.error == "XX000":
+            return "internal error: %s" % o.message
+    ordered = e.get("ordered", False)
+    if e.get("volatile"):
+        # only whether it failed can be compared
+        if bool(on1.error) != bool(off.error) or bool(on2.error) != bool(off.error):
+            return "error status differs (volatile statement)"
+        return None
+    koff = off.key(ordered)
+    if on1.key(ordered) != koff:
+        return "first cache-on run differs from cache-off"
+    if on2.key(ordered) != koff:
+        return "second cache-on run differs from cache-off"
+    return None
