@@ -96,6 +96,8 @@ def generate(args, server, seed):
     c = 0
     count = 0
     failure = None
+    failures = args.failures
+    slow = args.slow = []
     while True:
         if args.statements and count >= args.statements:
             break
@@ -126,15 +128,18 @@ def generate(args, server, seed):
             log.append(e)
             count += 1
             txn_age[e["c"]] = txn_age[e["c"]] + 1 if run.conns[e["c"]].in_txn() else 0
+            t_e = time.monotonic()
             reason, outs = run.execute(e)
+            slow.append((time.monotonic() - t_e, fmt_entry(e), [o.error for o in outs]))
             if e["kind"] == "check":
                 nchecks += 1
                 checks.append(e)
             if reason:
+                if args.keep_going:
+                    failures.append((reason, e, outs, len(log)))
+                    continue
                 failure = (reason, e, outs)
                 break
-            if args.verbose:
-                print(fmt_entry(e))
             if e["kind"] == "exec" and run.conns[e["c"]].aborted() is False and not run.conns[e["c"]].in_txn():
                 txn_age[e["c"]] = 0
         if failure:
@@ -166,6 +171,8 @@ def main():
     ap.add_argument("--log-dir", default=".", help="where the full and reduced logs go on failure")
     ap.add_argument("--keep", action="store_true", help="keep the cluster's directory")
     ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--keep-going", action="store_true",
+                    help="explore: record every failure and go on (no reduction)")
     args = ap.parse_args()
     if not args.statements and not args.minutes:
         args.statements = 2000
@@ -175,11 +182,26 @@ def main():
     server.start()
     t0 = time.monotonic()
     status = 0
+    args.failures = []
     try:
         schema_sql, log, failure, nchecks, hits, stores = generate(args, server, args.seed)
         took = time.monotonic() - t0
         print("seed %d: %d statements, %d checks, %.0fs; cache hits %d, stores %d"
               % (args.seed, len(log), nchecks, took, hits, stores))
+        if args.verbose:
+            tot = sum(x[0] for x in args.slow)
+            print("time in statements %.1fs; slowest:" % tot)
+            for x in sorted(args.slow, key=lambda x: -x[0])[:15]:
+                print("  %.2fs %s %s" % (x[0], x[1][:150], x[2]))
+        if args.failures:
+            os.makedirs(args.log_dir, exist_ok=True)
+            with open(os.path.join(args.log_dir, "oracle-seed%d-full.log" % args.seed), "w") as f:
+                f.write("\n".join("%d %s" % (i + 1, fmt_entry(x)) for i, x in enumerate(log)) + "\n")
+        for reason, e, outs, pos in args.failures:
+            status = 1
+            print("FAILURE at statement %d: %s\n  %s" % (pos, reason, fmt_entry(e)))
+            for o in outs:
+                print("    " + o.show(4).replace("\n", "\n    "))
         if failure:
             status = 1
             reason, e, outs = failure

@@ -19,11 +19,15 @@ class RawLoader(Loader):
         return bytes(data)
 
 
+class RawBinaryLoader(RawLoader):
+    format = pq.Format.BINARY
+
+
 def raw_adapters(conn):
     oids = [0] + [r[0] for r in conn.execute("/* sfcache:off */ SELECT oid::int FROM pg_type").fetchall()]
-    for fmt in (pq.Format.TEXT, pq.Format.BINARY):
+    for loader in (RawLoader, RawBinaryLoader):
         for oid in oids:
-            conn.adapters.register_loader(oid, RawLoader)
+            conn.adapters.register_loader(oid, loader)
     # the loaders above also serve types created later (oid 0 is the fallback)
 
 
@@ -59,6 +63,12 @@ def _sortkey(row):
     return tuple((v is None, v or b"") for v in row)
 
 
+def _error_outcome(res):
+    state = res.error_field(pq.DiagnosticField.SQLSTATE)
+    msg = res.error_field(pq.DiagnosticField.MESSAGE_PRIMARY)
+    return Outcome(error=state.decode() if state else "?????", message=msg.decode() if msg else "")
+
+
 OFF_PREFIX = "/* sfcache:off */ "
 
 
@@ -66,8 +76,12 @@ class Conn:
     def __init__(self, server, cid):
         self.cid = cid
         self.pg = server.connect()
+        # no automatic preparing: a statement run 5 times would silently move
+        # to prepared statements, and psycopg then sends DEALLOCATE ALL after
+        # every ROLLBACK (dropping the oracle's SQL-level PREPAREd statements)
+        self.pg.prepare_threshold = None
         raw_adapters(self.pg)
-        self.prepared = set()
+        self.prepared = {}
 
     def close(self):
         try:
@@ -95,18 +109,46 @@ class Conn:
             if mode == "simple":
                 cur.execute(sql)
             elif mode == "prepared":
-                cur.execute(sql, params or None, prepare=True)
+                return self._run_prepared(sql, params or [])
             else:
                 cur.execute(sql, params or (), prepare=False)
             if cur.description is None:
                 return Outcome(rows=[], cols=[])
             cols = [(d.name, d.type_code) for d in cur.description]
-            return Outcome(rows=[tuple(r) for r in cur.fetchall()], cols=cols)
+            rows = [tuple(r) for r in cur.fetchall()]
+            for r in rows:
+                for v in r:
+                    if v is not None and not isinstance(v, bytes):
+                        raise AssertionError("not raw: %r from %r, cols %r" % (v, sql, cols))
+            return Outcome(rows=rows, cols=cols)
         except psycopg.Error as e:
             state = e.sqlstate or "?????"
             if isinstance(e, psycopg.OperationalError) and self.pg.closed:
                 raise
             return Outcome(error=state, message=str(e).split("\n")[0])
+
+    def _run_prepared(self, sql, params):
+        """Protocol-level named prepared statement (Parse once, Bind/Execute
+        each time), driven through libpq directly: psycopg's own prepare=True
+        sends DEALLOCATE ALL after any ROLLBACK, which would also drop the
+        SQL-level PREPAREd statements the oracle uses."""
+        pgc = self.pg.pgconn
+        name = self.prepared.get(sql)
+        if name is None:
+            name = ("sfo_p%d" % len(self.prepared)).encode()
+            text = sql
+            for i in range(len(params)):
+                text = text.replace("%s", "$%d" % (i + 1), 1)
+            res = pgc.prepare(name, text.encode())
+            if res.status != pq.ExecStatus.COMMAND_OK:
+                return _error_outcome(res)
+            self.prepared[sql] = name
+        res = pgc.exec_prepared(name, [str(v).encode() for v in params])
+        if res.status == pq.ExecStatus.FATAL_ERROR:
+            return _error_outcome(res)
+        cols = [(res.fname(i).decode(), res.ftype(i)) for i in range(res.nfields)]
+        rows = [tuple(res.get_value(r, i) for i in range(res.nfields)) for r in range(res.ntuples)]
+        return Outcome(rows=rows, cols=cols)
 
     def _guarded(self, sql, params, mode):
         """Inside a transaction a failing run must not abort it: savepoint."""
@@ -120,6 +162,9 @@ class Conn:
     def check(self, e):
         """The oracle: returns (on1, on2, off) outcomes for a check entry."""
         sql, params, mode = e["sql"], e.get("params"), e["mode"]
+        if self.aborted():
+            skipped = Outcome(error="25P02", message="transaction aborted before the check")
+            return skipped, skipped, skipped
         if mode == "sqlprep":
             # e["sql"] is "name(args)": PREPAREd twice, "name" and "name_off"
             name, args = sql.split("(", 1) if "(" in sql else (sql, None)
