@@ -141,7 +141,7 @@ def build(rng):
     S("CREATE TABLE cnt (id int PRIMARY KEY, k int)")
     S("INSERT INTO cnt VALUES (1, 0)")
     m.add(Rel("cnt", [("id", "int"), ("k", "int")], "table", pk=True))
-    m.add(Rel("factors", [("k", "int"), ("id", "int")], "table", writable=False))  # id: see below
+    m.add(Rel("factors", [("k", "int"), ("id", "int"), ("f", "int")], "table"))  # id: see below
     S("ALTER TABLE factors ADD COLUMN id int DEFAULT 0")
 
     # writes from functions and triggers
@@ -237,6 +237,7 @@ def build(rng):
     tables = [r.name for r in m.rels.values() if r.kind in ("table", "part", "inh")]
     S("GRANT INSERT, UPDATE, DELETE ON %s TO PUBLIC" % ", ".join(tables + ["v0", "v_p0", "v_r0_inv", "v_r0_def"]))
     S("GRANT SELECT ON audit, cnt, factors TO PUBLIC")
+    S("GRANT INSERT, UPDATE, DELETE ON factors TO PUBLIC")
     for n, rel in m.rels.items():
         if n in ("audit", "cnt", "factors"):
             continue

@@ -64,6 +64,7 @@ class Workload:
         self.npart = 0
         self.nconstr = 0
         self.ncol = 0
+        self.settings = dict(SETTINGS)
 
     # ---- helpers
     def rels(self, readable=True):
@@ -195,8 +196,17 @@ class Workload:
             sql = sql.replace("{P%d}" % i, "%s")
         return [E(c, "check", sql, mode=mode, params=list(params), **kw)]
 
-    def recheck(self, c, entry):
-        """Check an earlier statement again (a later hit, or a prepared one reused)."""
+    def recheck(self, c, checks):
+        """Check an earlier statement again (a later hit, or a prepared one
+        reused): mostly a recent one of this connection, after a setting,
+        role, write or DDL changed what it should return."""
+        mine = [x for x in checks[-60:] if x["c"] == c]
+        if mine and self.r.random() < 0.7:
+            entry = self.r.choice(mine[-10:])
+        elif checks:
+            entry = self.r.choice(checks[-200:])
+        else:
+            return []
         e = dict(entry)
         e["c"] = c if e["mode"] != "sqlprep" else e["c"]
         return [e]
@@ -239,7 +249,8 @@ class Workload:
             t = r.choice(["t0", "t2", "h0", "h0_c2", "p0", "audit"])
             return [E(c, "exec", "TRUNCATE %s%s" % (r.choice(["", "ONLY "]) if t == "h0" else "", t))]
         if kind == "func":
-            return [E(c, "exec", "SELECT f_write(%d)" % r.randint(0, 30))]
+            return [E(c, "exec", r.choice(["SELECT f_write(%d)" % r.randint(0, 30),
+                                           "UPDATE factors SET f = f + 1 WHERE k = %d" % r.randint(0, 9)]))]
         if kind == "cte":
             return [E(c, "exec", "WITH d AS (DELETE FROM %s WHERE k = %d RETURNING k) INSERT INTO audit "
                       "SELECT count(*), 0, 'cte' FROM d" % (rel.name, r.randint(0, 9)))]
@@ -357,12 +368,12 @@ class Workload:
         return self.as_owner(c, [s])
 
     def setting(self, c):
-        n = self.r.choice(list(SETTINGS))
-        v = self.r.choice(SETTINGS[n])
+        n = self.r.choice(list(self.settings))
+        v = self.r.choice(self.settings[n])
         if self.r.random() < 0.1:
             return [E(c, "exec", "RESET %s" % n)]
         return [E(c, "exec", "SET %s%s = %s" % ("LOCAL " if self.r.random() < 0.1 else "", n, v))]
 
     def role(self, c):
-        x = self.r.choice(READERS + READERS + ["ora_owner", None])
+        x = self.r.choice(["ora_a", "ora_a", "ora_b", "ora_c", "ora_grp", "ora_owner", "ora_owner", None])
         return [E(c, "exec", "RESET ROLE" if x is None else "SET ROLE %s" % x)]
