@@ -13,6 +13,7 @@ OBJS = \
 	extension/cache_guc.o \
 	extension/cache_key.o \
 	extension/cache_key_memo.o \
+	extension/cache_settings.o \
 	extension/cache_plan.o \
 	extension/cache_run.o \
 	extension/cache_scan.o \
@@ -20,6 +21,7 @@ OBJS = \
 	extension/cache_stats.o \
 	extension/cache_store.o \
 	extension/cacheable.o \
+	extension/cache_code.o \
 	extension/inval.o \
 	extension/relation_settings.o \
 	extension/singleflight.o \

@@ -3,13 +3,13 @@
  * cache_key.c
  *		Cache keys: 128 bits of hash over the analyzed and rewritten query
  *		tree with its constants (computed once, when the statement is
- *		planned), then over the database, the current role and the bound
- *		parameter values and types (at each execution).
+ *		planned), then over the database, the current role, the bound
+ *		parameter values and types and the settings that change computed
+ *		values (at each execution: cache_settings.c).
  *
  * Results are stored as tuples and converted to text or binary when each
- * client receives them, so output settings (DateStyle, extra_float_digits,
- * result formats) need not be part of the key. search_path, collations and
- * row security policies are resolved in the query tree itself.
+ * client receives them, so result formats need not be part of the key.
+ * Collations and row security policies are resolved in the query tree.
  *
  *-------------------------------------------------------------------------
  */
@@ -136,7 +136,7 @@ append_param(StringInfo buf, ParamExternData *prm)
 	}
 }
 
-/* The full key: the query's, with database, role and parameter values. */
+/* The full key: the query's, with database, role, parameters and settings. */
 CacheKey
 CacheKeyWithParams(CacheKey query_key, ParamListInfo params)
 {
@@ -153,6 +153,7 @@ CacheKeyWithParams(CacheKey query_key, ParamListInfo params)
 		for (int i = 0; i < params->numParams; i++)
 			append_param(&buf, &params->params[i]);
 	}
+	CacheSettingsAppend(&buf);
 	key = hash128(buf.data, buf.len);
 	pfree(buf.data);
 	return key;

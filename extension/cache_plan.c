@@ -13,8 +13,15 @@
  * generic plan of a prepared statement therefore serves hits without ever
  * being planned again.
  *
- * This file also tracks the statement nesting level, like
- * pg_stat_statements: only top-level statements are cached.
+ * Only the client's own statements are cached: a statement is the
+ * client's when the planner is given the very string the client sent
+ * (debug_query_string: the simple protocol's query, the extended
+ * protocol's prepared statement) or, under a client's EXECUTE, the
+ * prepared statement's text, and no executor or utility statement is
+ * running around it. Queries of functions, triggers (deferred ones run at
+ * COMMIT, outside any executor) and PL/pgSQL expressions are planned from
+ * their own strings, so depth alone is not trusted. This file also tracks
+ * the statement nesting level, like pg_stat_statements.
  *
  *-------------------------------------------------------------------------
  */
@@ -25,11 +32,16 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/planner.h"
+#include "commands/prepare.h"
+#include "tcop/tcopprot.h"
 #include "tcop/utility.h"
 
 #include "cache_scan.h"
 
 int			sfc_nesting_level = 0;
+
+/* While a client's EXECUTE runs: the text of the statement it executes. */
+static const char *client_execute_text = NULL;
 
 static planner_hook_type prev_planner_hook = NULL;
 static ExecutorRun_hook_type prev_ExecutorRun = NULL;
@@ -118,6 +130,8 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 	else
 		priv.key.hi = priv.key.lo = 0;
 	priv.relids = info->relids;
+	priv.inh_roots = info->inh_roots;
+	priv.funcids = FunctionsExecutedBy(query);
 	priv.ttl_override_s = info->ttl_override_s;
 	priv.ttl_default = info->ttl_default;
 	priv.cursor_options = cursorOptions;
@@ -159,27 +173,49 @@ statement_text(Query *query, const char *query_string, int *len)
 	return query_string + location;
 }
 
+/* Was this string sent by the client (see the header comment)? */
+static bool
+is_client_statement(const char *query_string)
+{
+	return query_string != NULL &&
+		(query_string == debug_query_string || query_string == client_execute_text);
+}
+
+/* Plan a client's SELECT as a cache plan, or say why it bypasses. */
+static PlannedStmt *
+plan_client_select(Query *parse, const char *query_string, int cursorOptions)
+{
+	CacheableInfo info;
+	int			len = 0;
+	const char *text = statement_text(parse, query_string, &len);
+
+	CacheStatsRegisterShape(parse->queryId, text, len);
+	if (sfc_cache_mode == SFC_CACHE_OFF)
+		info.bypass = SFC_BYPASS_DISABLED;
+	else
+		CheckCacheable(parse, query_string, &info);
+	if (info.bypass == SFC_BYPASS_NONE)
+		return make_cache_plan(parse, pnstrdup(text, len), cursorOptions, &info);
+	CacheStatsBypass(info.bypass, parse->queryId);
+	CacheExplainNoteBypass(info.bypass);
+	return NULL;
+}
+
 static PlannedStmt *
 sfc_planner(Query *parse, const char *query_string, int cursorOptions,
 			ParamListInfo boundParams)
 {
-	if (sfc_nesting_level == 0 && parse->commandType == CMD_SELECT &&
-		!(cursorOptions & (CURSOR_OPT_SCROLL | CURSOR_OPT_HOLD)))
+	if (parse->commandType == CMD_SELECT && is_client_statement(query_string))
 	{
-		CacheableInfo info;
-		int			len = 0;
-		const char *text = query_string ? statement_text(parse, query_string, &len) : NULL;
+		PlannedStmt *plan = NULL;
 
-		CacheStatsRegisterShape(parse->queryId, text, len);
-		if (sfc_cache_mode == SFC_CACHE_OFF)
-			info.bypass = SFC_BYPASS_DISABLED;
+		/* a client's SELECT under DECLARE, CREATE TABLE AS, COPY and such */
+		if (sfc_nesting_level > 0 || (cursorOptions & (CURSOR_OPT_SCROLL | CURSOR_OPT_HOLD)))
+			CacheStatsBypass(SFC_BYPASS_NOT_SELECT, parse->queryId);
 		else
-			CheckCacheable(parse, query_string, &info);
-		if (info.bypass == SFC_BYPASS_NONE)
-			return make_cache_plan(parse, text ? pnstrdup(text, len) : NULL,
-								   cursorOptions, &info);
-		CacheStatsBypass(info.bypass, parse->queryId);
-		CacheExplainNoteBypass(info.bypass);
+			plan = plan_client_select(parse, query_string, cursorOptions);
+		if (plan != NULL)
+			return plan;
 	}
 
 	if (prev_planner_hook)
@@ -226,6 +262,24 @@ sfc_ExecutorFinish(QueryDesc *queryDesc)
 	PG_END_TRY();
 }
 
+/* The text of the prepared statement a client's EXECUTE (or EXPLAIN of one) runs. */
+static const char *
+executed_statement_text(Node *stmt, ProcessUtilityContext context)
+{
+	PreparedStatement *prepared;
+
+	if (context != PROCESS_UTILITY_TOPLEVEL)
+		return NULL;
+	if (IsA(stmt, ExplainStmt))
+		stmt = ((ExplainStmt *) stmt)->query;
+	if (IsA(stmt, Query) && ((Query *) stmt)->commandType == CMD_UTILITY)
+		stmt = ((Query *) stmt)->utilityStmt;
+	if (stmt == NULL || !IsA(stmt, ExecuteStmt))
+		return NULL;
+	prepared = FetchPreparedStatement(((ExecuteStmt *) stmt)->name, false);
+	return prepared ? prepared->plansource->query_string : NULL;
+}
+
 /*
  * Utility statements run their queries one level down, except EXPLAIN and
  * EXECUTE, whose statement is the client's own.
@@ -238,18 +292,22 @@ sfc_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 {
 	bool		nests = !IsA(pstmt->utilityStmt, ExplainStmt) &&
 		!IsA(pstmt->utilityStmt, ExecuteStmt);
+	const char *saved_execute_text = client_execute_text;
 
 	if (nests)
 		sfc_nesting_level++;
+	else
+		client_execute_text = executed_statement_text(pstmt->utilityStmt, context);
 	PG_TRY();
 	{
 		CallNextProcessUtility(prev_ProcessUtility, pstmt, queryString, readOnlyTree,
-								   context, params, queryEnv, dest, qc);
+							   context, params, queryEnv, dest, qc);
 	}
 	PG_FINALLY();
 	{
 		if (nests)
 			sfc_nesting_level--;
+		client_execute_text = saved_execute_text;
 	}
 	PG_END_TRY();
 }

@@ -79,19 +79,24 @@ SfcScanPrivateToList(const SfcScanPrivate *priv)
 									  priv->cursor_options);
 	String	   *text = makeString(priv->query_string ? (char *) priv->query_string : pstrdup(""));
 
-	return list_make5(priv->query, key, priv->relids, ints, text);
+	return list_make5(priv->query, key, list_make3(priv->relids, priv->inh_roots,
+												  priv->funcids),
+					  ints, text);
 }
 
 void
 SfcScanPrivateFromList(List *list, SfcScanPrivate *priv)
 {
 	List	   *key = lsecond(list);
+	List	   *oids = lthird(list);
 	List	   *ints = lfourth(list);
 
 	priv->query = linitial(list);
 	priv->key.hi = (uint64) DatumGetInt64(((Const *) linitial(key))->constvalue);
 	priv->key.lo = (uint64) DatumGetInt64(((Const *) lsecond(key))->constvalue);
-	priv->relids = lthird(list);
+	priv->relids = linitial(oids);
+	priv->inh_roots = lsecond(oids);
+	priv->funcids = lthird(oids);
 	priv->ttl_override_s = linitial_int(ints);
 	priv->ttl_default = lsecond_int(ints);
 	priv->cursor_options = lthird_int(ints);
@@ -121,6 +126,8 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 {
 	SfcScanState *state = (SfcScanState *) node;
 
+	/* as ExecInitExpr would for the plan a hit does not start */
+	CheckFunctionsExecutable(state->priv.funcids);
 	state->replay_slot = ExecAllocTableSlot(&estate->es_tupleTable,
 											node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
 											&TTSOpsMinimalTuple);
@@ -205,6 +212,8 @@ resolve(SfcScanState *state)
 	CachedResult result;
 
 	state->resolved = true;
+	if (why == SFC_BYPASS_NONE)
+		why = CheckHierarchies(state->priv.inh_roots);
 	if (why == SFC_BYPASS_NONE && params != NULL && params->paramFetch != NULL)
 		why = SFC_BYPASS_NOT_SELECT;
 	if (why != SFC_BYPASS_NONE)

@@ -21,6 +21,8 @@ typedef struct SfcScanPrivate
 	Query	   *query;			/* analyzed and rewritten, never modified */
 	CacheKey	key;			/* of the query tree */
 	List	   *relids;			/* relations it reads */
+	List	   *inh_roots;		/* those read with their descendants */
+	List	   *funcids;		/* functions whose EXECUTE a hit checks */
 	int			ttl_override_s; /* see CacheableInfo */
 	bool		ttl_default;
 	int			cursor_options;

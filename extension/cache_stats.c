@@ -97,6 +97,7 @@ static const char *const bypass_names[SFC_NUM_BYPASS] = {
 	[SFC_BYPASS_TOO_MANY_RELATIONS] = "too many relations",
 	[SFC_BYPASS_WAIT_TIMEOUT] = "wait timeout",
 	[SFC_BYPASS_RECORD_RESULT] = "anonymous record result",
+	[SFC_BYPASS_FOREIGN_RELATION] = "foreign relation",
 };
 
 const char *

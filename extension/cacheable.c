@@ -6,12 +6,14 @@
  *		served or stored").
  *
  * Checked when the statement is planned: a plain top-level SELECT (no row
- * locks, no data-modifying CTE, no opt-out comment), every function and
- * operator IMMUTABLE or named in sfcache.immutable_functions, including those
- * that views and row security policies bring in after rewriting, and only permanent user tables, partitioned
- * tables, views and materialized views, none excluded. Checked at each
- * execution, since a cached plan outlives them: the isolation level,
- * recovery, and the transaction's own writes.
+ * locks, no data-modifying CTE, no opt-out comment), all the code it can
+ * run IMMUTABLE or named in sfcache.immutable_functions (cache_code.c),
+ * including what views and row security policies bring in after
+ * rewriting, and only permanent user tables, partitioned tables, views and
+ * materialized views, none excluded, with no temporary or foreign member
+ * in their hierarchies. Checked at each execution, since a cached plan
+ * outlives them: the isolation level, recovery, the transaction's own
+ * writes, and the members of the hierarchies read.
  *
  *-------------------------------------------------------------------------
  */
@@ -35,57 +37,67 @@ typedef struct WalkContext
 {
 	SfcBypass	bypass;
 	List	   *relids;
+	List	   *inh_roots;		/* relations read with their descendants */
+	List	   *types;			/* types whose code was checked */
 	int			ttl_override_s;
 	bool		ttl_default;
 } WalkContext;
 
 static bool cacheable_walker(Node *node, WalkContext *ctx);
 
-/* Is the function named in sfcache.immutable_functions? */
-static bool
-allowed_by_setting(Oid funcid)
+/*
+ * The members of an inheritance or partition hierarchy are not listed as
+ * relations read: a write to one bumps the generations of its ancestors
+ * too (inval.c). They must all be permanent tables of this server, though:
+ * a temporary member holds one session's rows, which another session's
+ * execution does not see, and a foreign one is written where no hook sees
+ * it. Checked when planned and again at each execution, since members
+ * come and go without the plan knowing.
+ */
+static SfcBypass
+check_hierarchy_member(Oid relid)
 {
-	char	   *names;
-	List	   *list;
+	if (get_rel_persistence(relid) == RELPERSISTENCE_TEMP)
+		return SFC_BYPASS_TEMP_RELATION;
+	if (get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE)
+		return SFC_BYPASS_FOREIGN_RELATION;
+	return SFC_BYPASS_NONE;
+}
+
+SfcBypass
+CheckHierarchies(List *inh_roots)
+{
 	ListCell   *lc;
-	const char *name = get_func_name(funcid);
-	const char *schema = get_namespace_name(get_func_namespace(funcid));
-	bool		allowed = false;
 
-	if (sfc_immutable_functions == NULL || sfc_immutable_functions[0] == '\0' ||
-		name == NULL || schema == NULL)
-		return false;
-	names = pstrdup(sfc_immutable_functions);
-	if (!SplitIdentifierString(names, ',', &list))
-		return false;
-	foreach(lc, list)
+	foreach(lc, inh_roots)
 	{
-		const char *entry = lfirst(lc);
-		const char *dot = strchr(entry, '.');
+		Oid			root = lfirst_oid(lc);
+		List	   *members;
+		ListCell   *lm;
+		SfcBypass	why = SFC_BYPASS_NONE;
 
-		if (dot == NULL ? strcmp(entry, name) == 0 :
-			(strncmp(entry, schema, dot - entry) == 0 &&
-			 schema[dot - entry] == '\0' && strcmp(dot + 1, name) == 0))
-			allowed = true;
+		if (!has_subclass(root))
+			continue;
+		members = find_all_inheritors(root, NoLock, NULL);
+		foreach(lm, members)
+		{
+			if ((why = check_hierarchy_member(lfirst_oid(lm))) != SFC_BYPASS_NONE)
+				break;
+		}
+		list_free(members);
+		if (why != SFC_BYPASS_NONE)
+			return why;
 	}
-	return allowed;
+	return SFC_BYPASS_NONE;
 }
 
-static bool
-not_immutable(Oid funcid, void *context)
-{
-	return func_volatile(funcid) != PROVOLATILE_IMMUTABLE &&
-		!allowed_by_setting(funcid);
-}
-
-/* Add a relation read, with the inheritance children it expands to. */
+/* Add a relation read; one read with its descendants roots a hierarchy. */
 static void
-add_relation(WalkContext *ctx, Oid relid, bool inh)
+add_relation(WalkContext *ctx, Oid relid, char relkind, bool inh)
 {
 	ctx->relids = list_append_unique_oid(ctx->relids, relid);
-	if (inh && get_rel_relkind(relid) == RELKIND_RELATION && has_subclass(relid))
-		ctx->relids = list_concat_unique_oid(ctx->relids,
-											 find_all_inheritors(relid, NoLock, NULL));
+	if (inh && (relkind == RELKIND_RELATION || relkind == RELKIND_PARTITIONED_TABLE))
+		ctx->inh_roots = list_append_unique_oid(ctx->inh_roots, relid);
 }
 
 static SfcBypass
@@ -96,6 +108,8 @@ check_relation(RangeTblEntry *rte, WalkContext *ctx)
 
 	if (rte->relid < FirstNormalObjectId)
 		return SFC_BYPASS_RELATION_KIND;
+	if (relkind == RELKIND_FOREIGN_TABLE)
+		return SFC_BYPASS_FOREIGN_RELATION;
 	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE &&
 		relkind != RELKIND_VIEW && relkind != RELKIND_MATVIEW)
 		return SFC_BYPASS_RELATION_KIND;
@@ -111,7 +125,7 @@ check_relation(RangeTblEntry *rte, WalkContext *ctx)
 		ctx->ttl_default = true;
 	else if (ttl > 0 && (ctx->ttl_override_s == 0 || ttl < ctx->ttl_override_s))
 		ctx->ttl_override_s = ttl;
-	add_relation(ctx, rte->relid, rte->inh);
+	add_relation(ctx, rte->relid, relkind, rte->inh);
 	return SFC_BYPASS_NONE;
 }
 
@@ -155,7 +169,7 @@ cacheable_walker(Node *node, WalkContext *ctx)
 		if ((ctx->bypass = check_query((Query *) node)) != SFC_BYPASS_NONE)
 			return true;
 		return query_tree_walker((Query *) node, cacheable_walker, ctx,
-								 QTW_EXAMINE_RTES_BEFORE);
+								 QTW_EXAMINE_RTES_BEFORE | QTW_EXAMINE_SORTGROUP);
 	}
 	if (IsA(node, RangeTblEntry))
 	{
@@ -166,8 +180,7 @@ cacheable_walker(Node *node, WalkContext *ctx)
 			return true;
 		return false;
 	}
-	if (is_session_dependent(node) ||
-		check_functions_in_node(node, not_immutable, NULL))
+	if (is_session_dependent(node) || NodeRunsMutableCode(node, &ctx->types))
 	{
 		ctx->bypass = SFC_BYPASS_NOT_IMMUTABLE;
 		return true;
@@ -218,9 +231,10 @@ has_opt_out_comment(Query *query, const char *query_string)
 void
 CheckCacheable(Query *query, const char *query_string, CacheableInfo *info)
 {
-	WalkContext ctx = {SFC_BYPASS_NONE, NIL, 0, false};
+	WalkContext ctx = {SFC_BYPASS_NONE, NIL, NIL, NIL, 0, false};
 
 	info->relids = NIL;
+	info->inh_roots = NIL;
 	info->ttl_override_s = 0;
 	info->ttl_default = true;
 	if (has_opt_out_comment(query, query_string))
@@ -232,9 +246,11 @@ CheckCacheable(Query *query, const char *query_string, CacheableInfo *info)
 	else if (list_length(ctx.relids) > SFC_MAX_RELS)
 		info->bypass = SFC_BYPASS_TOO_MANY_RELATIONS;
 	else
+		info->bypass = CheckHierarchies(ctx.inh_roots);
+	if (info->bypass == SFC_BYPASS_NONE)
 	{
-		info->bypass = SFC_BYPASS_NONE;
 		info->relids = ctx.relids;
+		info->inh_roots = ctx.inh_roots;
 		info->ttl_override_s = ctx.ttl_override_s;
 		info->ttl_default = ctx.ttl_default || ctx.ttl_override_s == 0;
 	}

@@ -20,11 +20,16 @@
  * from clients, SPI, triggers and foreign-key actions alike), the utility
  * hook (COPY FROM, REFRESH MATERIALIZED VIEW, TRUNCATE, ALTER TABLE,
  * COMMIT PREPARED) and the object access hook (any other ALTER or DROP of a
- * relation). TRUNCATE, COMMIT PREPARED and any CREATE OR REPLACE, ALTER or
- * DROP of a function bump a global generation that every entry depends on:
- * they are rare, and which entries they affect is not known to this hook.
- * So does every commit of a logical replication worker: on a subscriber the
- * apply worker writes tables without the executor's hooks.
+ * relation, and a child attached to or detached from a parent). A write
+ * to a relation counts for its ancestors too, inheritance parents and
+ * partitioned tables alike, since a read of a parent reads its children.
+ * TRUNCATE, COMMIT PREPARED, a change to a function, type, domain,
+ * operator, collation, text search object, policy or rule, GRANT or
+ * REVOKE on a function and a change of role membership bump a global
+ * generation that every entry depends on: they are rare, and which entries
+ * they affect is not known to this hook. So does every commit of a
+ * logical replication worker: on a subscriber the apply worker writes
+ * tables without the executor's hooks.
  *
  * Locking: none. The counters are atomics; readers and writers order their
  * accesses with full barriers (pg_atomic_fetch_add_* is one).
@@ -33,13 +38,30 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/table.h"
 #include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
-#include "catalog/partition.h"
+#include "catalog/pg_amop.h"
+#include "catalog/pg_amproc.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_conversion.h"
+#include "catalog/pg_enum.h"
 #include "catalog/pg_inherits.h"
+#include "catalog/pg_opclass.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_opfamily.h"
+#include "catalog/pg_policy.h"
 #include "catalog/pg_proc.h"
+#include "catalog/pg_rewrite.h"
+#include "catalog/pg_transform.h"
+#include "catalog/pg_ts_config.h"
+#include "catalog/pg_ts_dict.h"
+#include "catalog/pg_ts_parser.h"
+#include "catalog/pg_ts_template.h"
+#include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
@@ -50,6 +72,7 @@
 #include "storage/lmgr.h"
 #include "storage/shmem.h"
 #include "tcop/utility.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -197,20 +220,61 @@ TransactionWroteAny(List *relids)
 
 /* ---- writing side ---- */
 
-/* The relation, its partition ancestors and its inheritance descendants. */
+/* Every relation the given one inherits from or is a partition of. */
+static List *
+relation_ancestors(Oid relid)
+{
+	List	   *ancestors = NIL;
+	List	   *queue = list_make1_oid(relid);
+	Relation	catalog = table_open(InheritsRelationId, AccessShareLock);
+
+	while (queue != NIL)
+	{
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tup;
+
+		ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber,
+					F_OIDEQ, ObjectIdGetDatum(linitial_oid(queue)));
+		queue = list_delete_first(queue);
+		scan = systable_beginscan(catalog, InheritsRelidSeqnoIndexId, true,
+								  NULL, 1, &key);
+		while (HeapTupleIsValid(tup = systable_getnext(scan)))
+		{
+			Oid			parent = ((Form_pg_inherits) GETSTRUCT(tup))->inhparent;
+
+			if (!list_member_oid(ancestors, parent))
+			{
+				ancestors = lappend_oid(ancestors, parent);
+				queue = lappend_oid(queue, parent);
+			}
+		}
+		systable_endscan(scan);
+	}
+	table_close(catalog, AccessShareLock);
+	return ancestors;
+}
+
+/*
+ * The relation, its ancestors (inheritance parents and partitioned tables
+ * alike: a read of a parent reads its children) and its descendants.
+ */
 static List *
 relations_affected_by_write(Oid relid)
 {
 	List	   *rels = list_make1_oid(relid);
 
-	if (get_rel_relispartition(relid))
-		rels = list_concat(rels, get_partition_ancestors(relid));
+	rels = list_concat(rels, relation_ancestors(relid));
 	if (has_subclass(relid))
 		rels = list_concat_unique_oid(rels, find_all_inheritors(relid, NoLock, NULL));
 	return rels;
 }
 
-/* Remember that the current transaction writes this relation. */
+/*
+ * Remember that the current transaction writes this relation. Once is
+ * enough: a change to the hierarchy it belongs to is noted by itself
+ * (sfc_object_access), with the parent it names.
+ */
 static void
 note_write(Oid relid)
 {
@@ -218,7 +282,7 @@ note_write(Oid relid)
 	List	   *rels;
 	ListCell   *lc;
 
-	if (!OidIsValid(relid))
+	if (!OidIsValid(relid) || list_member_oid(written_relids, relid))
 		return;
 	rels = relations_affected_by_write(relid);
 	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
@@ -393,6 +457,25 @@ note_utility_writes(Node *stmt)
 		case T_AlterTableStmt:
 			note_write(relid_of(((AlterTableStmt *) stmt)->relation));
 			break;
+		case T_GrantStmt:
+			{
+				ObjectType	type = ((GrantStmt *) stmt)->objtype;
+
+				/* a hit checks EXECUTE itself; this drops what was computed */
+				if (type == OBJECT_FUNCTION || type == OBJECT_PROCEDURE ||
+					type == OBJECT_ROUTINE)
+					note_write_global();
+			}
+			break;
+		case T_AlterDomainStmt:
+			/* its constraints are added and dropped with no hook on the type */
+			note_write_global();
+			break;
+		case T_GrantRoleStmt:
+		case T_AlterRoleStmt:
+			/* membership and BYPASSRLS change what row security lets through */
+			note_write_global();
+			break;
 		case T_TruncateStmt:
 			{
 				ListCell   *lc;
@@ -445,6 +528,47 @@ sfc_inval_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	PG_END_TRY();
 }
 
+/*
+ * Catalogs whose objects change what a statement computes without the
+ * statement naming them as relations: types and domains (constraints,
+ * enum labels), operators and their families, collations, conversions,
+ * text search objects, transforms, policies and rules. Results do not
+ * record which of these they depend on, so a change to one invalidates
+ * everything, at commit. Creating one changes no existing result (only
+ * statements parsed later can use it), and dropping one drops or blocks
+ * what depends on it, except for the kinds that take effect without being
+ * named: an operator family member, a policy, a rule.
+ */
+static bool
+changes_results(ObjectAccessType access, Oid classId)
+{
+	switch (classId)
+	{
+		case ProcedureRelationId:
+		case AccessMethodOperatorRelationId:
+		case AccessMethodProcedureRelationId:
+		case PolicyRelationId:
+		case RewriteRelationId:
+			return access == OAT_POST_CREATE || access == OAT_POST_ALTER ||
+				access == OAT_DROP;
+		case TypeRelationId:
+		case EnumRelationId:
+		case OperatorRelationId:
+		case OperatorClassRelationId:
+		case OperatorFamilyRelationId:
+		case CollationRelationId:
+		case ConversionRelationId:
+		case TSConfigRelationId:
+		case TSDictionaryRelationId:
+		case TSParserRelationId:
+		case TSTemplateRelationId:
+		case TransformRelationId:
+			return access == OAT_POST_ALTER;
+		default:
+			return false;
+	}
+}
+
 static void
 sfc_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 				  int subId, void *arg)
@@ -459,12 +583,19 @@ sfc_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 		note_write(objectId);
 
 	/*
-	 * A function created (CREATE OR REPLACE), altered or dropped may change
-	 * what an IMMUTABLE call computes: cached results do not name the
-	 * functions they called, so everything goes, at commit.
+	 * A child attached to or detached from a parent (CREATE TABLE ...
+	 * INHERITS or PARTITION OF, ALTER TABLE ... [NO] INHERIT, ATTACH and
+	 * DETACH PARTITION): the parent is named here, since the catalog this
+	 * command changes may not show it yet or any more.
 	 */
-	if (classId == ProcedureRelationId &&
-		(access == OAT_POST_CREATE || access == OAT_POST_ALTER || access == OAT_DROP))
+	if (classId == InheritsRelationId && access == OAT_POST_ALTER)
+	{
+		note_write(objectId);
+		if (arg != NULL)
+			note_write(((ObjectAccessPostAlter *) arg)->auxiliary_id);
+	}
+
+	if (changes_results(access, classId))
 		note_write_global();
 }
 

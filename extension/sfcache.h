@@ -11,6 +11,7 @@
 #define SFCACHE_H
 
 #include "datatype/timestamp.h"
+#include "lib/stringinfo.h"
 #include "nodes/params.h"
 #include "nodes/parsenodes.h"
 
@@ -63,6 +64,7 @@ typedef enum SfcBypass
 	SFC_BYPASS_WAIT_TIMEOUT,	/* waited sfcache.wait_timeout for a leader */
 	SFC_BYPASS_RECORD_RESULT,	/* anonymous record columns: typmods are
 								 * local to a backend */
+	SFC_BYPASS_FOREIGN_RELATION,	/* a foreign table, or one in a hierarchy */
 	SFC_NUM_BYPASS
 } SfcBypass;
 
@@ -81,6 +83,9 @@ extern CacheKey CacheKeyForQuery(Query *query);
 extern CacheKey CacheKeyForStatement(Query *query, const char *text, int len);
 extern CacheKey CacheKeyWithParams(CacheKey query_key, ParamListInfo params);
 
+/* cache_settings.c */
+extern void CacheSettingsAppend(StringInfo buf);
+
 /* ---- cacheability (cacheable.c) ---- */
 
 /* What the cacheability check learnt about a statement. */
@@ -88,6 +93,7 @@ typedef struct CacheableInfo
 {
 	SfcBypass	bypass;
 	List	   *relids;			/* OIDs of every relation it reads */
+	List	   *inh_roots;		/* those read with their descendants */
 	int			ttl_override_s; /* smallest sfcache.set_ttl() among them, 0 if none */
 	bool		ttl_default;	/* does sfcache.ttl apply to one of them? */
 } CacheableInfo;
@@ -97,6 +103,14 @@ extern int	StatementTtl(int ttl_override_s, bool ttl_default);
 extern void CheckCacheable(Query *query, const char *query_string,
 						   CacheableInfo *info);
 extern SfcBypass CheckRuntimeBypass(List *relids);
+extern SfcBypass CheckHierarchies(List *inh_roots);
+
+/* ---- the code a statement runs (cache_code.c) ---- */
+
+extern bool FunctionIsMutable(Oid funcid);
+extern bool NodeRunsMutableCode(Node *node, List **types);
+extern List *FunctionsExecutedBy(Query *query);
+extern void CheckFunctionsExecutable(List *funcids);
 
 /* ---- relation settings (relation_settings.c) ---- */
 

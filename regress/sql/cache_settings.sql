@@ -1,0 +1,74 @@
+-- Settings that change a value a statement computes are part of the key:
+-- each statement below is cached under one value of a setting, and must
+-- compute again (not hit) under another. A setting that only changes how a
+-- stored value is sent (DateStyle on a timestamptz column) needs no key.
+CREATE EXTENSION IF NOT EXISTS sfcache;
+CREATE TABLE measure (id int PRIMARY KEY, x float8, b bytea, t timestamp,
+	ts timestamptz, iv interval, name text);
+INSERT INTO measure VALUES (1, 0.1::float8 + 0.2, '\x0102ff', '2026-01-02 03:04:05',
+	'2026-01-02 03:04:05+00', '1 day 02:03:04', 'grade');
+
+-- extra_float_digits, read by float8out in x::text
+SELECT x::text FROM measure WHERE id = 1;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT x::text FROM measure WHERE id = 1;
+SET extra_float_digits = 0;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT x::text FROM measure WHERE id = 1;
+SELECT x::text FROM measure WHERE id = 1;
+RESET extra_float_digits;
+SELECT x::text FROM measure WHERE id = 1;
+
+-- bytea_output, read by byteaout in b::text
+SELECT b::text FROM measure WHERE id = 1;
+SET bytea_output = 'escape';
+SELECT b::text FROM measure WHERE id = 1;
+RESET bytea_output;
+
+-- quote_all_identifiers, read by quote_ident()
+SELECT quote_ident(name) FROM measure WHERE id = 1;
+SET quote_all_identifiers = on;
+SELECT quote_ident(name) FROM measure WHERE id = 1;
+RESET quote_all_identifiers;
+
+-- IntervalStyle, read by interval_out in iv::text
+SELECT iv::text FROM measure WHERE id = 1;
+SET IntervalStyle = 'iso_8601';
+SELECT iv::text FROM measure WHERE id = 1;
+RESET IntervalStyle;
+
+-- timezone_abbreviations, read by AT TIME ZONE 'IST'
+SET timezone_abbreviations = 'Default';
+SELECT t AT TIME ZONE 'IST' AS at_ist FROM measure WHERE id = 1;
+SET timezone_abbreviations = 'India';
+SELECT t AT TIME ZONE 'IST' AS at_ist FROM measure WHERE id = 1;
+RESET timezone_abbreviations;
+
+-- XML expressions are not function calls; they read TimeZone and xmlbinary
+SET TimeZone = 'UTC';
+SELECT xmlelement(name e, ts)::text FROM measure WHERE id = 1;
+SET TimeZone = 'Asia/Tokyo';
+SELECT xmlelement(name e, ts)::text FROM measure WHERE id = 1;
+SET xmlbinary = 'base64';
+SELECT xmlelement(name e, b)::text FROM measure WHERE id = 1;
+SET xmlbinary = 'hex';
+SELECT xmlelement(name e, b)::text FROM measure WHERE id = 1;
+RESET xmlbinary;
+RESET TimeZone;
+
+-- a prepared statement planned under one value executes under another
+PREPARE float_text AS SELECT x::text FROM measure WHERE id = $1;
+EXECUTE float_text(1);
+EXECUTE float_text(1);
+SET extra_float_digits = -5;
+EXECUTE float_text(1);
+RESET extra_float_digits;
+EXECUTE float_text(1);
+DEALLOCATE float_text;
+
+-- an output-only setting: the stored timestamptz is converted when sent
+SET DateStyle = 'ISO, YMD';
+SELECT ts FROM measure WHERE id = 1;
+SET DateStyle = 'SQL, DMY';
+SELECT ts FROM measure WHERE id = 1;
+RESET DateStyle;
+
+DROP TABLE measure;
