@@ -12,6 +12,7 @@
 import argparse
 import os
 import random
+import signal
 import subprocess
 import sys
 import time
@@ -186,6 +187,8 @@ def main():
         args.statements = 2000
     bindir = args.bindir or subprocess.check_output(
         [os.environ.get("PG_CONFIG", "pg_config"), "--bindir"], text=True).strip()
+    # SIGTERM (a CI timeout) must still stop the throwaway cluster
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     server = Server(bindir, port=50000 + args.seed % 10000)
     server.start()
     t0 = time.monotonic()
