@@ -125,7 +125,8 @@ def generate(args, server, seed):
                 entries = wl.recheck(c, checks)
             elif op == "txn":
                 if conn.in_txn():
-                    entries = [E(c, "exec", rng.choice(["COMMIT", "COMMIT", "ROLLBACK"]))]
+                    entries = [E(c, "exec", rng.choice(["COMMIT", "COMMIT", "ROLLBACK", "SAVEPOINT u",
+                                                        "ROLLBACK TO SAVEPOINT u", "RELEASE SAVEPOINT u"]))]
                 else:
                     entries = [E(c, "exec", rng.choice(["BEGIN"] * 5 + ["BEGIN ISOLATION LEVEL REPEATABLE READ"]))]
             else:

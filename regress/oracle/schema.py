@@ -233,9 +233,20 @@ def build(rng):
     S("CREATE MATERIALIZED VIEW mv0 AS SELECT k, count(*)::int AS id, sum(id)::int AS s FROM t0 GROUP BY k")
     m.add(Rel("mv0", [("k", "int"), ("id", "int"), ("s", "int")], "matview", writable=False))
 
+    # writes through foreign-key actions and rules
+    S("CREATE TABLE fk_child (id int, k int, pid int REFERENCES t0 (id) ON DELETE CASCADE ON UPDATE CASCADE)")
+    S("INSERT INTO fk_child SELECT id + 5000, k, id FROM t0")
+    m.add(Rel("fk_child", [("id", "int"), ("k", "int"), ("pid", "int")], "table"))
+    S("CREATE VIEW v_rule AS SELECT id, k FROM t2")
+    S("CREATE RULE r_ins AS ON INSERT TO v_rule DO INSTEAD INSERT INTO audit VALUES (NEW.id, NEW.k, 'rule')")
+    m.add(Rel("v_rule", [("id", "int"), ("k", "int")], "view"))
+    # a function of the same name earlier on another search_path
+    S("CREATE FUNCTION s2.f_imm(int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT $1 - 1000 $$")
+    S("GRANT ALL ON TABLE s2.t0 TO PUBLIC")
+
     # grants: DML to everyone, SELECT to a random subset, some column grants
     tables = [r.name for r in m.rels.values() if r.kind in ("table", "part", "inh")]
-    S("GRANT INSERT, UPDATE, DELETE ON %s TO PUBLIC" % ", ".join(tables + ["v0", "v_p0", "v_r0_inv", "v_r0_def"]))
+    S("GRANT INSERT, UPDATE, DELETE ON %s TO PUBLIC" % ", ".join(tables + ["v0", "v_p0", "v_r0_inv", "v_r0_def", "v_rule"]))
     S("GRANT SELECT ON audit, cnt, factors TO PUBLIC")
     S("GRANT INSERT, UPDATE, DELETE ON factors TO PUBLIC")
     for n, rel in m.rels.items():

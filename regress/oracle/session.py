@@ -108,6 +108,8 @@ class Conn:
                 return Outcome(rows=[], cols=[])
             if mode == "simple":
                 cur.execute(sql)
+                if sql.upper().startswith("DISCARD ALL"):
+                    self.prepared.clear()
             elif mode == "prepared":
                 return self._run_prepared(sql, params or [])
             else:

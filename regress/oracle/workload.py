@@ -271,7 +271,25 @@ class Workload:
         r = self.r
         kind = r.choice(["child", "dropchild", "inherit", "temp", "attach", "detach", "partof",
                          "domain", "dropdomain", "func", "view", "viewopt", "rls", "policy",
-                         "addcol", "dropcol", "rename"])
+                         "addcol", "dropcol", "rename", "enum", "coltype", "index", "rewrite",
+                         "discard", "secdef"])
+        if kind == "enum":
+            a, b = r.choice([("ok", "okay"), ("okay", "ok")])
+            return self.as_owner(c, ["ALTER TYPE mood RENAME VALUE '%s' TO '%s'" % (a, b)])
+        if kind == "coltype":
+            return self.as_owner(c, ["ALTER TABLE %s ALTER COLUMN k TYPE %s" % (
+                r.choice(["t2", "fk_child", "h0"]), r.choice(["bigint", "int", "numeric(6,1)"]))])
+        if kind == "index":
+            if r.random() < 0.5:
+                return self.as_owner(c, ["CREATE INDEX IF NOT EXISTS ix_%s ON %s (k, id)" % ((t,) * 2) for t in [r.choice(["t0", "t1", "p0", "h0", "r0"])]])
+            return self.as_owner(c, ["DROP INDEX IF EXISTS ix_%s" % r.choice(["t0", "t1", "p0", "h0", "r0"])])
+        if kind == "rewrite":
+            return self.as_owner(c, [r.choice(["VACUUM FULL t0", "VACUUM FULL r0", "CLUSTER t1 USING t1_pkey",
+                                               "VACUUM ANALYZE p0", "ANALYZE h0"])])
+        if kind == "discard":
+            return [E(c, "exec", "DISCARD %s" % r.choice(["PLANS", "TEMP", "ALL"]))]
+        if kind == "secdef":
+            return self.as_owner(c, ["ALTER FUNCTION f_stable(int) %s" % r.choice(["SECURITY DEFINER", "SECURITY INVOKER"])])
         if kind == "child":
             self.nchild += 1
             n = "h0_x%d" % self.nchild
