@@ -45,11 +45,14 @@ def fmt_entry(e):
 class Run:
     """One replay or generation of a log against a fresh database."""
 
-    def __init__(self, server, schema_sql, nconn):
-        server.fresh_database(schema.ROLES)
-        with server.connect() as c:
-            for s in schema_sql:
-                c.execute(s)
+    def __init__(self, server, schema_sql, nconn, template=None):
+        if template:
+            server.clone_database(template, schema.RESET_ROLES)
+        else:
+            server.fresh_database(schema.ROLES)
+            with server.connect() as c:
+                for s in schema_sql:
+                    c.execute(s)
         self.conns = [session.Conn(server, i) for i in range(nconn)]
 
     def close(self):
@@ -156,8 +159,17 @@ def generate(args, server, seed):
     return schema_sql, log, failure, nchecks, hits1 - hits0, stores1 - stores0
 
 
-def replay_fails(server, schema_sql, entries, nconn, klass):
-    run = Run(server, schema_sql, nconn)
+def make_template(server, schema_sql):
+    """The schema once, in a template database that replays copy."""
+    Run(server, schema_sql, 0).close()
+    with server.connect("postgres") as c:
+        c.execute("DROP DATABASE IF EXISTS oracle_tpl WITH (FORCE)")
+        c.execute("ALTER DATABASE oracle RENAME TO oracle_tpl")
+    return "oracle_tpl"
+
+
+def replay_fails(server, schema_sql, entries, nconn, klass, template):
+    run = Run(server, schema_sql, nconn, template)
     try:
         for e in entries[:-1]:
             run.execute(e)
@@ -231,8 +243,9 @@ def main():
             klass = failure_class(reason)
             if args.reduce_seconds > 0:
                 print("reducing (up to %.0fs)..." % args.reduce_seconds)
+                tpl = make_template(server, schema_sql)
                 small, complete = reduce.ddmin(
-                    log, lambda ents: replay_fails(server, schema_sql, ents, args.connections, klass),
+                    log, lambda ents: replay_fails(server, schema_sql, ents, args.connections, klass, tpl),
                     args.reduce_seconds)
                 print("reduced log (%d statements%s; schema as in %s):"
                       % (len(small), "" if complete else ", time budget ran out", full))

@@ -9,6 +9,16 @@ def ddmin(entries, fails, budget_s, note=print):
     """entries[-1] is the failure; fails(list) -> bool replays a candidate."""
     deadline = time.monotonic() + budget_s
     body, last = list(entries[:-1]), entries[-1]
+    # cheap candidates first: the failing statement alone, the failing
+    # connection's own statements, the last few statements
+    mine = [e for e in body if e["c"] == last["c"]]
+    for cand in ([], mine[-20:], body[-20:], mine, body[-100:], body[-400:]):
+        if len(cand) >= len(body) or time.monotonic() >= deadline:
+            continue
+        if fails(cand + [last]):
+            body = list(cand)
+            note("  reduce: %d statements left (cheap candidate)" % (len(body) + 1))
+            break
     n = 2
     tries = 0
     while len(body) >= 1 and time.monotonic() < deadline:

@@ -9,6 +9,8 @@
 
 ROLES = ["ora_owner", "ora_a", "ora_b", "ora_c", "ora_grp"]
 READERS = ["ora_a", "ora_b", "ora_c", "ora_grp"]
+# role memberships are cluster-wide: a replay from a template restores them
+RESET_ROLES = ["REVOKE ora_grp FROM ora_a, ora_b, ora_owner", "GRANT ora_grp TO ora_c"]
 
 # type name -> literal generator (rng -> SQL literal)
 def _lit_int(r): return str(r.randint(-3, 12))

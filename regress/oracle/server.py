@@ -77,6 +77,15 @@ class Server:
                     raise
                 time.sleep(0.1)
 
+    def clone_database(self, template, reset_sql, dbname="oracle"):
+        """A fresh copy of a template database (replays while reducing)."""
+        with self.connect("postgres") as c:
+            c.execute("DROP DATABASE IF EXISTS %s WITH (FORCE)" % dbname)
+            for s in reset_sql:
+                c.execute(s)
+            c.execute("CREATE DATABASE %s TEMPLATE %s" % (dbname, template))
+            c.execute("ALTER DATABASE %s SET search_path = s, public" % dbname)
+
     def fresh_database(self, roles, dbname="oracle"):
         """Drop and recreate the oracle's database and roles; flush the cache."""
         with self.connect("postgres") as c:
