@@ -106,6 +106,8 @@ def generate(args, server, seed):
     count = 0
     failure = None
     failures = args.failures
+    gids = []       # two-phase transactions to finish
+    ngid = 0
     slow = args.slow = []
     while True:
         if args.statements and count >= args.statements:
@@ -115,7 +117,9 @@ def generate(args, server, seed):
         if rng.random() < 0.4:
             c = rng.randrange(args.connections)
         conn = run.conns[c]
-        if conn.aborted():
+        if gids and not conn.in_txn() and rng.random() < 0.3:
+            entries = [E(c, "exec", "%s PREPARED '%s'" % (rng.choice(["COMMIT", "COMMIT", "ROLLBACK"]), gids.pop(0)))]
+        elif conn.aborted():
             entries = [E(c, "exec", "ROLLBACK")]
         elif conn.in_txn() and txn_age[c] > 8:
             entries = [E(c, "exec", rng.choice(["COMMIT", "COMMIT", "ROLLBACK"]))]
@@ -129,7 +133,12 @@ def generate(args, server, seed):
             elif op == "txn":
                 if conn.in_txn():
                     entries = [E(c, "exec", rng.choice(["COMMIT", "COMMIT", "ROLLBACK", "SAVEPOINT u",
-                                                        "ROLLBACK TO SAVEPOINT u", "RELEASE SAVEPOINT u"]))]
+                                                        "ROLLBACK TO SAVEPOINT u", "RELEASE SAVEPOINT u",
+                                                        "PREPARE TRANSACTION"]))]
+                    if entries[0]["sql"] == "PREPARE TRANSACTION":
+                        ngid += 1
+                        gids.append("g%d" % ngid)
+                        entries[0]["sql"] += " '%s'" % gids[-1]
                 else:
                     entries = [E(c, "exec", rng.choice(["BEGIN"] * 5 + ["BEGIN ISOLATION LEVEL REPEATABLE READ"]))]
             else:
@@ -154,6 +163,9 @@ def generate(args, server, seed):
                 txn_age[e["c"]] = 0
         if failure:
             break
+    for g in gids:      # none may outlive the run
+        log.append(E(0, "exec", "ROLLBACK PREPARED '%s'" % g))
+        run.execute(log[-1])
     run.close()
     hits1, stores1 = stats(server)
     return schema_sql, log, failure, nchecks, hits1 - hits0, stores1 - stores0
@@ -214,6 +226,11 @@ def main():
               % (args.seed, len(log), nchecks, took, hits, stores))
         if args.verbose:
             tot = sum(x[0] for x in args.slow)
+            import collections
+            tally = collections.Counter((x[1].split(":")[1].split()[0] + (" check" if "check" in x[1][:20] else ""), x[2][-1]) for x in args.slow)
+            print("statements by (first word, error of the last run):")
+            for k, v in tally.most_common(40):
+                print("  %5d %s" % (v, k))
             print("time in statements %.1fs; slowest:" % tot)
             for x in sorted(args.slow, key=lambda x: -x[0])[:15]:
                 print("  %.2fs %s %s" % (x[0], x[1][:150], x[2]))

@@ -123,6 +123,9 @@ def build(rng):
     S("CREATE AGGREGATE agg_imm(int) (sfunc = sf_imm, stype = int, initcond = '0')")
     S("CREATE AGGREGATE agg_vol(int) (sfunc = sf_vol, stype = int, initcond = '0')")
     S("CREATE AGGREGATE agg_stable(int) (sfunc = sf_stable, stype = int, initcond = '0')")
+    # a domain whose CHECK reads a table (through a STABLE function)
+    S("CREATE FUNCTION ok_k(int) RETURNS bool LANGUAGE sql STABLE AS $$ SELECT $1 NOT IN (SELECT f FROM s.factors WHERE k > 7) $$")
+    S("CREATE DOMAIN d_k AS int CHECK (ok_k(VALUE))")
     # a function some roles may not execute
     S("CREATE FUNCTION f_secret(int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT $1 + 1000 $$")
     S("REVOKE EXECUTE ON FUNCTION f_secret(int) FROM PUBLIC")
@@ -216,6 +219,8 @@ def build(rng):
     if rng.random() < 0.7:
         S("CREATE POLICY p_restr ON r0 AS RESTRICTIVE FOR SELECT TO ora_b USING (mod(id, 2) = 0)")
     S("CREATE POLICY p_owner ON r0 TO ora_owner USING (k <> %d)" % rng.randint(0, 9))
+    # a policy that reads another table
+    S("CREATE POLICY p_sub ON r0 FOR SELECT TO ora_grp USING (k IN (SELECT k FROM factors WHERE f > %d))" % rng.randint(1, 3))
 
     # views
     t0 = m.rels["t0"]
@@ -239,6 +244,8 @@ def build(rng):
     S("CREATE TABLE fk_child (id int, k int, pid int REFERENCES t0 (id) ON DELETE CASCADE ON UPDATE CASCADE)")
     S("INSERT INTO fk_child SELECT id + 5000, k, id FROM t0")
     m.add(Rel("fk_child", [("id", "int"), ("k", "int"), ("pid", "int")], "table"))
+    S("CREATE VIEW v_sub AS SELECT id, k FROM t2 WHERE k IN (SELECT k FROM factors WHERE f > 2)")
+    m.add(Rel("v_sub", [("id", "int"), ("k", "int")], "view", writable=False))
     S("CREATE VIEW v_rule AS SELECT id, k FROM t2")
     S("CREATE RULE r_ins AS ON INSERT TO v_rule DO INSTEAD INSERT INTO audit VALUES (NEW.id, NEW.k, 'rule')")
     m.add(Rel("v_rule", [("id", "int"), ("k", "int")], "view"))

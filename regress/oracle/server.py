@@ -17,6 +17,7 @@ fsync = off
 synchronous_commit = off
 full_page_writes = off
 max_connections = 30
+max_prepared_transactions = 10
 max_parallel_workers_per_gather = 0
 lock_timeout = '60ms'
 statement_timeout = '20s'
@@ -77,8 +78,18 @@ class Server:
                     raise
                 time.sleep(0.1)
 
+    def finish_prepared(self, dbname):
+        """Roll back the two-phase transactions a run left in its database."""
+        with self.connect("postgres") as c:
+            if not c.execute("SELECT 1 FROM pg_prepared_xacts WHERE database = %s", (dbname,)).fetchall():
+                return
+        with self.connect(dbname) as c:
+            for (gid,) in c.execute("SELECT gid FROM pg_prepared_xacts WHERE database = current_database()").fetchall():
+                c.execute("ROLLBACK PREPARED '%s'" % gid)
+
     def clone_database(self, template, reset_sql, dbname="oracle"):
         """A fresh copy of a template database (replays while reducing)."""
+        self.finish_prepared(dbname)
         with self.connect("postgres") as c:
             c.execute("DROP DATABASE IF EXISTS %s WITH (FORCE)" % dbname)
             for s in reset_sql:
@@ -88,6 +99,10 @@ class Server:
 
     def fresh_database(self, roles, dbname="oracle"):
         """Drop and recreate the oracle's database and roles; flush the cache."""
+        with self.connect("postgres") as c:
+            exists = c.execute("SELECT 1 FROM pg_database WHERE datname = %s", (dbname,)).fetchall()
+        if exists:
+            self.finish_prepared(dbname)
         with self.connect("postgres") as c:
             c.execute("DROP DATABASE IF EXISTS %s WITH (FORCE)" % dbname)
             for r in roles:

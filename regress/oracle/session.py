@@ -110,6 +110,8 @@ class Conn:
                 cur.execute(sql)
                 if sql.upper().startswith("DISCARD ALL"):
                     self.prepared.clear()
+                while cur.nextset():	# several statements: the last result counts
+                    pass
             elif mode == "prepared":
                 return self._run_prepared(sql, params or [])
             else:

@@ -9,7 +9,7 @@ from schema import READERS, TYPES, insert_rows, literal
 # value depends on a setting (extra_float_digits, bytea_output, DateStyle,
 # IntervalStyle, quote_all_identifiers, xmlbinary, xmloption, TimeZone).
 EXPRS = {
-    "int": ["{c}", "f_imm({c})", "f_imm_pl({c})", "f_stable({c})", "f_vol_read({c})",
+    "int": ["{c}", "{c}::d_k", "f_imm({c})", "f_imm_pl({c})", "f_stable({c})", "f_vol_read({c})",
             "{c}::d_pos", "f_secret({c})", "({c} * 2)::text", "{c} + 0.5"],
     "float8": ["{c}", "{c}::text", "round({c}::numeric, 3)", "{c} * 3", "array[{c}]::text",
                "to_jsonb({c})::text", "row({c}, 1)::text"],
@@ -97,9 +97,9 @@ class Workload:
         else:
             v = self.r.choice(READERS) if t == "name" else self.r.choice(["a", "b", "Foo", "x y", "zz"])
             op = self.r.choice(["=", "<>", ">"])
-        params.append(v)
         if self.r.random() < 0.1:
             return "%s IS NOT NULL" % col
+        params.append(v)
         return "%s %s {P%d}" % (col, op, len(params) - 1)
 
     def where(self, rel, params, alias=None):
@@ -167,7 +167,16 @@ class Workload:
             x = literal(self.r, t)
             e = self.r.choice(EXPRS.get(t, ["{c}"])).format(c="(" + x + ")")
             q = "SELECT %s" % e
-        mode = self.r.choice(["simple"] * 4 + ["extended"] * 2 + ["prepared"] * 2 + ["binary", "sqlprep"])
+        mode = self.r.choice(["simple"] * 4 + ["extended"] * 2 + ["prepared"] * 2 + ["binary", "sqlprep", "multi"])
+        if mode == "multi":
+            # several statements in one simple-protocol message: a SET LOCAL
+            # in the same implicit transaction, then the SELECT
+            n = self.r.choice(list(self.settings))
+            q = "SET LOCAL %s = %s; %s" % (n, self.r.choice(self.settings[n]), q)
+            mode = "simple"
+        elif mode == "extended" and params and self.r.random() < 0.3:
+            # typed (int8) parameters instead of unknown-typed text
+            params = [int(v) if v.lstrip("-").isdigit() else v for v in params]
         return self._emit(c, q, params, mode, ordered, volatile)
 
     def _emit(self, c, q, params, mode, ordered, volatile):
@@ -177,6 +186,7 @@ class Workload:
                 mode = "simple"
             sql = q
             for i, v in enumerate(params):
+                v = str(v)
                 sql = sql.replace("{P%d}" % i, "'%s'" % v if not v.lstrip("-").isdigit() else v)
             if mode != "simple":
                 return [E(c, "check", sql, mode=mode, params=[], **kw)]
@@ -250,6 +260,9 @@ class Workload:
             return [E(c, "exec", "TRUNCATE %s%s" % (r.choice(["", "ONLY "]) if t == "h0" else "", t))]
         if kind == "func":
             return [E(c, "exec", r.choice(["SELECT f_write(%d)" % r.randint(0, 30),
+                                           "UPDATE %s SET c_text = (SELECT string_agg(md5(g::text), '') FROM "
+                                           "generate_series(1, %d) g) WHERE k = %d" % (
+                                               r.choice(["p0", "r0", "h01_m", "p0_b"]), r.randint(60, 300), r.randint(0, 9)),
                                            "UPDATE factors SET f = f + 1 WHERE k = %d" % r.randint(0, 9)]))]
         if kind == "cte":
             return [E(c, "exec", "WITH d AS (DELETE FROM %s WHERE k = %d RETURNING k) INSERT INTO audit "
