@@ -63,6 +63,14 @@ def _sortkey(row):
     return tuple((v is None, v or b"") for v in row)
 
 
+def _outcome(res):
+    if res.status == pq.ExecStatus.FATAL_ERROR:
+        return _error_outcome(res)
+    cols = [(res.fname(i).decode(), res.ftype(i)) for i in range(res.nfields)]
+    rows = [tuple(res.get_value(r, i) for i in range(res.nfields)) for r in range(res.ntuples)]
+    return Outcome(rows=rows, cols=cols)
+
+
 def _error_outcome(res):
     state = res.error_field(pq.DiagnosticField.SQLSTATE)
     msg = res.error_field(pq.DiagnosticField.MESSAGE_PRIMARY)
@@ -106,6 +114,8 @@ class Conn:
                 with cur.copy(sql) as cp:
                     cp.write(copy_data)
                 return Outcome(rows=[], cols=[])
+            if mode in ("extended", "binary"):
+                return self._run_extended(sql, params or [], mode == "binary")
             if mode == "simple":
                 cur.execute(sql)
                 if sql.upper().startswith("DISCARD ALL"):
@@ -131,6 +141,27 @@ class Conn:
                 raise
             return Outcome(error=state, message=str(e).split("\n")[0])
 
+    def _run_extended(self, sql, params, binary):
+        """Extended protocol, unnamed statement (Parse/Bind/Execute each
+        time), even without parameters; ints are sent as typed int8 in
+        binary, strings as unknown-typed text."""
+        text = sql
+        for i in range(len(params)):
+            text = text.replace("%s", "$%d" % (i + 1), 1)
+        values, types, formats = [], [], []
+        for v in params:
+            if isinstance(v, int):
+                values.append(v.to_bytes(8, "big", signed=True))
+                types.append(20)
+                formats.append(1)
+            else:
+                values.append(str(v).encode())
+                types.append(0)
+                formats.append(0)
+        res = self.pg.pgconn.exec_params(text.encode(), values, types, formats,
+                                         result_format=1 if binary else 0)
+        return _outcome(res)
+
     def _run_prepared(self, sql, params):
         """Protocol-level named prepared statement (Parse once, Bind/Execute
         each time), driven through libpq directly: psycopg's own prepare=True
@@ -148,11 +179,7 @@ class Conn:
                 return _error_outcome(res)
             self.prepared[sql] = name
         res = pgc.exec_prepared(name, [str(v).encode() for v in params])
-        if res.status == pq.ExecStatus.FATAL_ERROR:
-            return _error_outcome(res)
-        cols = [(res.fname(i).decode(), res.ftype(i)) for i in range(res.nfields)]
-        rows = [tuple(res.get_value(r, i) for i in range(res.nfields)) for r in range(res.ntuples)]
-        return Outcome(rows=rows, cols=cols)
+        return _outcome(res)
 
     def _guarded(self, sql, params, mode):
         """Inside a transaction a failing run must not abort it: savepoint."""
