@@ -112,7 +112,7 @@ class Workload:
     # ---- SELECT (checked)
     def select(self, c):
         params = []
-        shape = self.r.choice(["proj"] * 5 + ["agg"] * 2 + ["join", "sub", "union", "cte", "const"])
+        shape = self.r.choice(["proj"] * 5 + ["agg"] * 2 + ["join", "sub", "union", "cte", "const", "star"])
         rel = self.rel()
         ordered = False
         volatile = False
@@ -129,6 +129,10 @@ class Workload:
                 ordered = True
                 if self.r.random() < 0.5:
                     q += " LIMIT %d" % self.r.randint(1, 5)
+        elif shape == "star":
+            # SELECT * and whole-row (named composite) values
+            q = "SELECT %s FROM %s x%s" % (self.r.choice(["*", "x", "x, (x).k", "x::text"]), self.relref(rel),
+                                           self.where(rel, params, "x"))
         elif shape == "agg":
             aggs = ["count(*)", "sum(id)", "agg_imm(id)", "agg_vol(k)", "agg_stable(k)",
                     "array_agg(id ORDER BY id)", "max(%s)" % self.expr(rel)]
