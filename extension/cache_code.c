@@ -436,7 +436,10 @@ CheckFunctionsExecutable(List *funcids)
 		AclResult	aclresult = pg_proc_aclcheck(funcid, userid, ACL_EXECUTE);
 
 		if (aclresult != ACLCHECK_OK)
-			aclcheck_error(aclresult, OBJECT_FUNCTION, get_func_name(funcid));
+			aclcheck_error(aclresult,
+						   get_func_prokind(funcid) == PROKIND_AGGREGATE ?
+						   OBJECT_AGGREGATE : OBJECT_FUNCTION,
+						   get_func_name(funcid));
 		InvokeFunctionExecuteHook(funcid);
 	}
 }

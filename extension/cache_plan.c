@@ -27,12 +27,13 @@
  */
 #include "postgres.h"
 
+#include "commands/prepare.h"
 #include "executor/executor.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/planner.h"
-#include "commands/prepare.h"
 #include "tcop/tcopprot.h"
 #include "tcop/utility.h"
 
@@ -177,7 +178,7 @@ statement_text(Query *query, const char *query_string, int *len)
 static bool
 is_client_statement(const char *query_string)
 {
-	return query_string != NULL &&
+	return query_string != NULL && MyBackendType == B_BACKEND &&
 		(query_string == debug_query_string || query_string == client_execute_text);
 }
 

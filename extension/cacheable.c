@@ -19,6 +19,7 @@
  */
 #include "postgres.h"
 
+#include "access/sysattr.h"
 #include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
@@ -140,12 +141,26 @@ check_query(Query *query)
 	return SFC_BYPASS_NONE;
 }
 
-/* Nodes that read the clock, the session or a sequence. */
+/*
+ * Nodes that read the clock, the session or a sequence, and the system
+ * columns that change without a write: xmax with every row lock (a foreign
+ * key check takes one), xmin when VACUUM freezes the row, cmin and cmax
+ * (combo command ids are local to a backend).
+ */
 static bool
 is_session_dependent(Node *node)
 {
 	switch (nodeTag(node))
 	{
+		case T_Var:
+			{
+				AttrNumber	attno = ((Var *) node)->varattno;
+
+				return attno == MinTransactionIdAttributeNumber ||
+					attno == MaxTransactionIdAttributeNumber ||
+					attno == MinCommandIdAttributeNumber ||
+					attno == MaxCommandIdAttributeNumber;
+			}
 		case T_SQLValueFunction:
 		case T_NextValueExpr:
 		case T_CurrentOfExpr:

@@ -491,6 +491,25 @@ note_utility_writes(Node *stmt)
 	}
 }
 
+/*
+ * VACUUM and ANALYZE change no row, but the statistics they leave choose
+ * other plans, and without ORDER BY the plan decides the order of the rows:
+ * results over the tables they processed are dropped. Noted after the
+ * command, in the transaction it leaves open (VACUUM commits its own).
+ */
+static void
+note_statistics_change(VacuumStmt *stmt)
+{
+	ListCell   *lc;
+
+	if (!IsTransactionState())
+		return;
+	if (stmt->rels == NIL)
+		note_write_global();
+	foreach(lc, stmt->rels)
+		note_write(relid_of(lfirst_node(VacuumRelation, lc)->relation));
+}
+
 static void
 sfc_inval_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 						 bool readOnlyTree, ProcessUtilityContext context,
@@ -526,6 +545,9 @@ sfc_inval_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		}
 	}
 	PG_END_TRY();
+
+	if (IsA(stmt, VacuumStmt))
+		note_statistics_change((VacuumStmt *) stmt);
 }
 
 /*

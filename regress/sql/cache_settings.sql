@@ -72,3 +72,33 @@ SELECT ts FROM measure WHERE id = 1;
 RESET DateStyle;
 
 DROP TABLE measure;
+
+-- planner settings choose the plan, and without ORDER BY the plan decides
+-- the order of the rows
+SET enable_hashagg = on;
+SELECT x FROM (VALUES (array[1,2]), (array[1,3])) _(x) UNION SELECT x FROM (VALUES (array[1,2]), (array[1,4])) _(x);
+SET enable_hashagg = off;
+SELECT x FROM (VALUES (array[1,2]), (array[1,3])) _(x) UNION SELECT x FROM (VALUES (array[1,2]), (array[1,4])) _(x);
+RESET enable_hashagg;
+-- ... and so do the statistics ANALYZE and VACUUM leave: they drop results
+CREATE TABLE planned (id int PRIMARY KEY, v int);
+INSERT INTO planned SELECT g, g FROM generate_series(1, 10) g;
+SELECT count(*) FROM planned;
+SELECT count(*) FROM planned;
+ANALYZE planned;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM planned;
+VACUUM planned;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM planned;
+DROP TABLE planned;
+
+-- system columns that change without a write (a row lock sets xmax, VACUUM
+-- FREEZE sets xmin) are never cached
+CREATE TABLE locked (id int);
+INSERT INTO locked VALUES (1);
+SELECT xmax <> '0'::xid AS locked FROM locked;
+SELECT * FROM locked FOR UPDATE;
+SELECT xmax <> '0'::xid AS locked FROM locked;
+EXPLAIN (COSTS OFF) SELECT xmin FROM locked;
+EXPLAIN (COSTS OFF) SELECT cmin, cmax FROM locked;
+EXPLAIN (COSTS OFF) SELECT ctid, tableoid::regclass FROM locked;
+DROP TABLE locked;

@@ -69,3 +69,32 @@ DEALLOCATE one_student;
 
 DROP TABLE enrolment, audit, enrolment_copy;
 DROP FUNCTION enrolment_check(), course_count(int);
+
+-- PL/pgSQL run while PostgreSQL plans or starts a statement the cache does
+-- not take, or evaluates EXECUTE's parameters: planned as usual
+CREATE FUNCTION double_it(int) RETURNS int LANGUAGE plpgsql IMMUTABLE AS $$BEGIN RETURN $1 * 2; END$$;
+CREATE TABLE doubled (a int);
+INSERT INTO doubled VALUES (double_it(1));
+SELECT a FROM doubled;
+CREATE FUNCTION int_eq_pl(int, int) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS $$BEGIN RETURN $1 = $2; END$$;
+CREATE OPERATOR === (FUNCTION = int_eq_pl, LEFTARG = int, RIGHTARG = int, RESTRICT = eqsel);
+INSERT INTO doubled SELECT g % 10 FROM generate_series(1, 100) g;
+ANALYZE doubled;
+UPDATE doubled SET a = a WHERE a === 5;
+CREATE FUNCTION make_pair(int, int) RETURNS int[] LANGUAGE plpgsql AS $$DECLARE x int[]; BEGIN x[1] := $1; x[2] := $2; RETURN x; END$$;
+PREPARE by_pair(int[]) AS SELECT count(*) FROM doubled WHERE ARRAY[a, a] = $1;
+EXECUTE by_pair(make_pair(5, 5));
+DEALLOCATE by_pair;
+CREATE FUNCTION one() RETURNS int LANGUAGE plpgsql STABLE AS $$BEGIN RETURN 1; END$$;
+CREATE TABLE pruned (a int) PARTITION BY LIST (a);
+CREATE TABLE pruned_1 PARTITION OF pruned FOR VALUES IN (1);
+CREATE TABLE pruned_2 PARTITION OF pruned FOR VALUES IN (2);
+INSERT INTO pruned VALUES (1), (2);
+SET plan_cache_mode = force_generic_plan;
+PREPARE pruned_one AS SELECT a FROM pruned WHERE a = one();
+EXECUTE pruned_one;
+RESET plan_cache_mode;
+DEALLOCATE pruned_one;
+DROP TABLE doubled, pruned;
+DROP OPERATOR === (int, int);
+DROP FUNCTION double_it(int), int_eq_pl(int, int), make_pair(int, int), one();
