@@ -84,6 +84,9 @@ class Workload:
     def expr(self, rel, alias=None):
         c, t = self.r.choice(list(rel.cols.items()))
         col = "%s.%s" % (alias, c) if alias else c
+        if rel.kind in ("table", "part", "inh") and self.r.random() < 0.05:
+            # system columns: xmax moves with row locks, ctid with VACUUM FULL
+            return "%s%s::text" % (alias + "." if alias else "", self.r.choice(["xmin", "xmax", "ctid", "tableoid::regclass"]))
         return self.r.choice(EXPRS.get(t, ["{c}"])).format(c=col)
 
     def pred(self, rel, params, alias=None):
@@ -231,7 +234,7 @@ class Workload:
         rel = r.choice([x for x in self.m.rels.values() if x.writable])
         cols = [x for x in rel.cols]
         kind = r.choice(["insert"] * 3 + ["update"] * 3 + ["delete", "merge", "upsert", "copy",
-                                                           "truncate", "func", "cte", "refresh"])
+                                                           "truncate", "func", "cte", "refresh", "lock"])
         if kind == "insert":
             sub = r.sample(cols, r.randint(1, len(cols)))
             if "id" in cols and "id" not in sub:
@@ -262,6 +265,9 @@ class Workload:
         if kind == "truncate":
             t = r.choice(["t0", "t2", "h0", "h0_c2", "p0", "audit"])
             return [E(c, "exec", "TRUNCATE %s%s" % (r.choice(["", "ONLY "]) if t == "h0" else "", t))]
+        if kind == "lock":
+            return [E(c, "exec", "SELECT id FROM %s WHERE k = %d FOR %s" % (
+                r.choice(["t0", "t1", "t2", "r0", "p0", "h0"]), r.randint(0, 9), r.choice(["UPDATE", "SHARE", "NO KEY UPDATE"])))]
         if kind == "func":
             return [E(c, "exec", r.choice(["SELECT f_write(%d)" % r.randint(0, 30),
                                            "UPDATE %s SET c_text = (SELECT string_agg(md5(g::text), '') FROM "
@@ -344,6 +350,9 @@ class Workload:
         if kind == "dropdomain":
             return self.as_owner(c, ["ALTER DOMAIN %s DROP CONSTRAINT IF EXISTS dc%d" % (
                 r.choice(["d_pos", "d_short"]), r.randint(1, max(1, self.nconstr)))])
+        if kind == "lock":
+            return [E(c, "exec", "SELECT id FROM %s WHERE k = %d FOR %s" % (
+                r.choice(["t0", "t1", "t2", "r0", "p0", "h0"]), r.randint(0, 9), r.choice(["UPDATE", "SHARE", "NO KEY UPDATE"])))]
         if kind == "func":
             f = r.choice([
                 "CREATE OR REPLACE FUNCTION f_imm(int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT $1 * %d + 1 $$" % r.randint(2, 6),
