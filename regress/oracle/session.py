@@ -54,9 +54,12 @@ class Outcome:
 
 def _txt(v):
     try:
-        return v.decode()
+        t = v.decode()
+        if t.isprintable():
+            return t
     except UnicodeDecodeError:
-        return repr(v)
+        pass
+    return "\\x" + v.hex()     # binary format
 
 
 def _sortkey(row):
