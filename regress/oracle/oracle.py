@@ -9,6 +9,15 @@
 # error. On a failure it prints the seed, the statement, the outcomes and the
 # statement log reduced by delta debugging (reduce.py), and exits 1.
 # Usage: oracle.py --seed N [--statements N | --minutes M] [--bindir DIR]
+#
+# Reading a log: "cN:" is the connection (0..2, all log in as the bootstrap
+# superuser and SET ROLE); "/* check, MODE */ SQL" is one oracle check: SQL
+# run twice with sfcache.cache = on and once after SET sfcache.cache = off
+# (with a leading /* sfcache:off */ comment), each run inside a savepoint
+# when in a transaction. MODE is the protocol: simple (literal constants),
+# extended (unnamed statement, parameters), binary (extended, binary
+# results), prepared (protocol-level named statement), sqlprep (EXECUTE of
+# the PREPAREd statements NAME and NAME_off logged just before).
 import argparse
 import os
 import random
