@@ -95,12 +95,17 @@ def generate(args, server, seed):
     rng = random.Random(seed)
     avoid = set(filter(None, args.avoid.split(",")))
     schema_sql, model = schema.build(rng)
+    if args.plant:
+        # self-test: declare STABLE functions that read a table immutable, so
+        # the cache keeps results that go stale; the oracle must catch that
+        schema_sql = schema_sql + ["ALTER DATABASE oracle SET sfcache.immutable_functions = 's.f_stable, s.sf_stable'"]
     if "deferred" in avoid:
         schema_sql = [x for x in schema_sql if "t1_deferred" not in x]
     run = Run(server, schema_sql, args.connections)
     wl = Workload(rng, model)
     for a in avoid:
         wl.settings.pop(a, None)
+    wl.plant = args.plant
     log = []
     checks = []
     hits0, stores0 = stats(server)
@@ -214,6 +219,9 @@ def main():
     ap.add_argument("--avoid", default="",
                     help="exploration only: comma-separated known classes to leave out "
                          "(row_security: the setting; deferred: the deferred trigger)")
+    ap.add_argument("--plant", action="store_true",
+                    help="self-test: plant a wrong result (sfcache.immutable_functions on a "
+                         "function that reads a table); the run must then fail")
     ap.add_argument("--keep-going", action="store_true",
                     help="explore: record every failure and go on (no reduction)")
     args = ap.parse_args()

@@ -65,6 +65,7 @@ class Workload:
         self.nconstr = 0
         self.ncol = 0
         self.settings = dict(SETTINGS)
+        self.plant = False
 
     # ---- helpers
     def rels(self, readable=True):
@@ -231,6 +232,8 @@ class Workload:
     # ---- writes
     def write(self, c):
         r = self.r
+        if self.plant and r.random() < 0.3:
+            return [E(c, "exec", "UPDATE factors SET f = f + 1 WHERE k = %d" % r.randint(0, 9))]
         rel = r.choice([x for x in self.m.rels.values() if x.writable])
         cols = [x for x in rel.cols]
         kind = r.choice(["insert"] * 3 + ["update"] * 3 + ["delete", "merge", "upsert", "copy",
