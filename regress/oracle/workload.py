@@ -22,8 +22,9 @@ EXPRS = {
     "timestamp": ["{c}", "{c}::text", "{c} + '1 day'::interval", "{c}::date::text"],
     "timestamptz": ["{c}", "{c}::text", "{c} AT TIME ZONE 'UTC'", "({c} AT TIME ZONE 'UTC')::text",
                     "date_trunc('day', {c})"],
-    "jsonb": ["{c}", "{c}->'a'", "{c}->>'b'", "{c} @> '{{\"a\": 1}}'", "jsonb_typeof({c})", "{c}::text"],
-    "int[]": ["{c}", "{c}[1]", "cardinality({c})", "{c}::text", "2 = ANY({c})"],
+    "jsonb": ["{c}", "{c}->'a'", "{c}->>'b'", "{c} @> '{{\"a\": 1}}'", "jsonb_typeof({c})", "{c}::text",
+              "jsonb_path_query_array({c}, '$.a')", "jsonb_array_elements_text({c})"],
+    "int[]": ["{c}", "{c}[1]", "cardinality({c})", "{c}::text", "2 = ANY({c})", "unnest({c})"],
     "mood": ["{c}", "{c}::text", "{c} > 'sad'", "{c}::text::mood"],
     "d_pos": ["{c}", "{c} + 1", "{c}::int::d_pos", "({c} - 1)::d_pos"],
     "bool": ["{c}", "NOT {c}", "{c}::text"],
@@ -46,6 +47,7 @@ SETTINGS = {
     "enable_seqscan": ["on", "off"],
     "constraint_exclusion": ["on", "partition"],
     "enable_partition_pruning": ["on", "off"],
+    "plan_cache_mode": ["auto", "force_generic_plan", "force_custom_plan"],
 }
 
 
@@ -116,7 +118,9 @@ class Workload:
     # ---- SELECT (checked)
     def select(self, c):
         params = []
-        shape = self.r.choice(["proj"] * 5 + ["agg"] * 2 + ["join", "sub", "union", "cte", "const", "star"])
+        shape = self.r.choice(["proj"] * 5 + ["agg"] * 2 + ["join", "sub", "union", "cte", "const", "star",
+                                                          "window", "distinct", "rollup", "lateral", "exists",
+                                                          "recursive"])
         rel = self.rel()
         ordered = False
         volatile = False
@@ -132,7 +136,33 @@ class Workload:
                 q += " ORDER BY %s" % ", ".join(str(i + 1) for i in range(len(exprs)))
                 ordered = True
                 if self.r.random() < 0.5:
-                    q += " LIMIT %d" % self.r.randint(1, 5)
+                    params.append(str(self.r.randint(1, 5)))
+                    q += " LIMIT {P%d}" % (len(params) - 1)
+                    if self.r.random() < 0.3:
+                        q += " OFFSET %d" % self.r.randint(0, 3)
+        elif shape == "window":
+            idc = "id" if "id" in rel.cols else "k"
+            q = "SELECT k, %s, count(*) OVER (PARTITION BY k), sum(%s) OVER (ORDER BY %s, k ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM %s%s" % (
+                idc, idc, idc, self.relref(rel), self.where(rel, params))
+            # rows tied in the window order are equal in every output column,
+            # so the frame sums are the same multiset whatever order ties take
+        elif shape == "distinct":
+            q = "SELECT DISTINCT k, %s FROM %s%s" % (self.expr(rel), self.relref(rel), self.where(rel, params))
+        elif shape == "rollup":
+            q = "SELECT k, count(*), sum(%s) FROM %s%s GROUP BY ROLLUP (k)" % (
+                "id" if "id" in rel.cols else "k", self.relref(rel), self.where(rel, params))
+        elif shape == "lateral":
+            q = "SELECT k, g FROM %s, LATERAL generate_series(1, least(greatest(k, 0), 5)) g%s" % (
+                self.relref(rel), self.where(rel, params))
+        elif shape == "exists":
+            rel2 = self.rel()
+            w = self.where(rel2, params, "b")
+            inner = "b.k = a.k" + (" AND (%s)" % w[len(" WHERE "):] if w else "")
+            q = "SELECT k, %s FROM %s a WHERE %sEXISTS (SELECT 1 FROM %s b WHERE %s)" % (
+                self.expr(rel, "a"), self.relref(rel), self.r.choice(["", "NOT "]), self.relref(rel2), inner)
+        elif shape == "recursive":
+            q = "WITH RECURSIVE r(n, k) AS (SELECT 1, k FROM %s%s UNION ALL SELECT n + 1, k FROM r WHERE n < 3) SELECT k, n FROM r" % (
+                self.relref(rel), self.where(rel, params))
         elif shape == "star":
             # SELECT * and whole-row (named composite) values
             q = "SELECT %s FROM %s x%s" % (self.r.choice(["*", "x", "x, (x).k", "x::text"]), self.relref(rel),
@@ -422,5 +452,9 @@ class Workload:
         return [E(c, "exec", "SET %s%s = %s" % ("LOCAL " if self.r.random() < 0.1 else "", n, v))]
 
     def role(self, c):
-        x = self.r.choice(["ora_a", "ora_a", "ora_b", "ora_c", "ora_grp", "ora_owner", "ora_owner", None])
+        x = self.r.choice(["ora_a", "ora_a", "ora_b", "ora_c", "ora_grp", "ora_owner", "ora_owner", None, "session"])
+        if x == "session":
+            # the session user too (the login is the bootstrap superuser, so RESET works)
+            return [E(c, "exec", self.r.choice(["SET SESSION AUTHORIZATION %s" % self.r.choice(READERS),
+                                                "RESET SESSION AUTHORIZATION"]))]
         return [E(c, "exec", "RESET ROLE" if x is None else "SET ROLE %s" % x)]
