@@ -5,6 +5,14 @@
  *		environment variables, .pgpass) and refusing an sfcache extension
  *		whose version is not the advisor's own.
  *
+ * The advisor may run as a superuser against a database where other roles
+ * create objects.  Like pg_dump, it empties search_path as soon as it is
+ * connected, so that only pg_catalog (always searched first) resolves an
+ * unqualified function, operator or type; every relation it reads is
+ * schema-qualified, and it reads only catalogs, the extension's own views
+ * and tables checked to be plain tables, so no user-defined function runs
+ * on its behalf.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres_fe.h"
@@ -24,6 +32,7 @@ advisor_connect(const ConnectOptions *opts)
 	const char *values[] = {opts->host, opts->port, opts->username,
 	opts->conninfo, "sfcache-advisor", NULL};
 	PGconn	   *conn;
+	PGresult   *res;
 
 	conn = PQconnectdbParams(keywords, values, true);
 	if (conn == NULL || PQstatus(conn) != CONNECTION_OK)
@@ -33,6 +42,13 @@ advisor_connect(const ConnectOptions *opts)
 		PQfinish(conn);
 		exit(ADVISOR_EXIT_USAGE);
 	}
+	res = PQexec(conn, "SELECT pg_catalog.set_config('search_path', '', false)");
+	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+	{
+		PQclear(res);
+		advisor_fail(conn, "could not clear search_path");
+	}
+	PQclear(res);
 	return conn;
 }
 

@@ -47,7 +47,19 @@ latest_migration(PGconn *conn, const char *app)
 	PGresult   *res;
 	char	   *name = NULL;
 
-	res = PQexec(conn, "SELECT pg_catalog.to_regclass('public.django_migrations') IS NOT NULL");
+	/*
+	 * Read it only if it is a plain table without row security whose
+	 * columns all have built-in types: a view, a policy, or a type's
+	 * comparison or output function would run code of the table owner's
+	 * choosing as the advisor.
+	 */
+	res = PQexec(conn,
+				 "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c\n"
+				 "  WHERE c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass('public.django_migrations')\n"
+				 "    AND c.relkind OPERATOR(pg_catalog.=) 'r' AND NOT c.relrowsecurity\n"
+				 "    AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a\n"
+				 "      WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0\n"
+				 "        AND a.atttypid OPERATOR(pg_catalog.>=) 16384::pg_catalog.oid))");
 	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQgetvalue(res, 0, 0)[0] == 't')
 	{
 		PQclear(res);

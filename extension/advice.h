@@ -165,6 +165,8 @@ typedef struct AdviceContext
 
 /* advice_build.c */
 extern bool AdviceTry(void (*fn) (void *arg), void *arg);
+extern void AdviceAsRole(Oid userid, const char *search_path,
+						 void (*fn) (void *arg), void *arg);
 extern void AdviceBuildCandidates(AdviceContext *ctx);
 extern double AdviceRelTuples(Oid relid);
 

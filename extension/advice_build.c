@@ -19,6 +19,7 @@
 #include "access/transam.h"
 #include "access/xact.h"
 #include "catalog/pg_class.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
@@ -66,6 +67,55 @@ AdviceTry(void (*fn) (void *arg), void *arg)
 	MemoryContextSwitchTo(context);
 	CurrentResourceOwner = owner;
 	return ok;
+}
+
+/*
+ * Run fn(arg) as role userid, with search_path (unless NULL), in a
+ * security-restricted operation, as PostgreSQL runs REFRESH MATERIALIZED
+ * VIEW and index expressions as the table's owner.
+ *
+ * Planning a recorded statement runs code of the statement's author:
+ * constant-folding calls its IMMUTABLE functions, estimation its STABLE
+ * ones.  Run as the reader of sfcache.index_advice (perhaps a superuser),
+ * a statement recorded by another role would run that role's functions
+ * with the reader's privileges.  As the role that recorded it, they can do
+ * nothing that role could not do itself, and SECURITY_RESTRICTED_OPERATION
+ * forbids SET ROLE, temporary objects and the like meanwhile.  A role that
+ * has been dropped since recording yields an error, which AdviceTry turns
+ * into skipping the statement.
+ */
+void
+AdviceAsRole(Oid userid, const char *search_path, void (*fn) (void *arg), void *arg)
+{
+	Oid			save_userid;
+	int			save_sec_context;
+	int			nestlevel;
+
+	if (!SearchSysCacheExists1(AUTHOID, ObjectIdGetDatum(userid)))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_OBJECT),
+				 errmsg("role with OID %u does not exist", userid),
+				 errdetail("The statement was recorded by a role dropped since.")));
+	GetUserIdAndSecContext(&save_userid, &save_sec_context);
+	SetUserIdAndSecContext(userid, save_sec_context |
+						   SECURITY_LOCAL_USERID_CHANGE |
+						   SECURITY_RESTRICTED_OPERATION);
+	nestlevel = NewGUCNestLevel();
+	PG_TRY();
+	{
+		int			path_nestlevel;
+
+		/* a level above nestlevel: popped with it */
+		if (search_path != NULL)
+			WhatifUseSearchPath(search_path, &path_nestlevel);
+		fn(arg);
+	}
+	PG_FINALLY();
+	{
+		AtEOXact_GUC(false, nestlevel);
+		SetUserIdAndSecContext(save_userid, save_sec_context);
+	}
+	PG_END_TRY();
 }
 
 /* pg_class.reltuples of relid, at least 1. */
@@ -244,18 +294,27 @@ typedef struct Replan
 	PlannedStmt *plan;
 } Replan;
 
-/* Analyse and plan one recorded statement (inside AdviceTry). */
+static void
+advice_replan_as_role(void *arg)
+{
+	Replan	   *r = arg;
+
+	r->planned->query = WhatifAnalyzeSelect(r->planned->stmt->text);
+	r->plan = WhatifPlan(r->planned->query, r->planned->stmt->text, NIL);
+	r->planned->cost = r->plan->planTree->total_cost;
+}
+
+/*
+ * Analyse and plan one recorded statement (inside AdviceTry), as the role
+ * that recorded it and with its search_path.
+ */
 static void
 advice_replan(void *arg)
 {
 	Replan	   *r = arg;
-	int			nestlevel;
 
-	WhatifUseSearchPath(r->planned->stmt->search_path, &nestlevel);
-	r->planned->query = WhatifAnalyzeSelect(r->planned->stmt->text);
-	r->plan = WhatifPlan(r->planned->query, r->planned->stmt->text, NIL);
-	r->planned->cost = r->plan->planTree->total_cost;
-	AtEOXact_GUC(true, nestlevel);
+	AdviceAsRole(r->planned->stmt->userid, r->planned->stmt->search_path,
+				 advice_replan_as_role, r);
 }
 
 /* Re-plan every visible recorded statement and collect candidates. */

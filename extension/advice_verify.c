@@ -28,19 +28,28 @@ typedef struct CostRun
 	double		cost;
 } CostRun;
 
-/* Plan one statement with one hypothetical index (inside AdviceTry). */
+static void
+advice_cost_as_role(void *arg)
+{
+	CostRun    *run = arg;
+	PlannedStmt *plan;
+
+	plan = WhatifPlan(run->planned->query, run->planned->stmt->text,
+					  list_make1(run->hypo));
+	run->cost = plan->planTree->total_cost;
+}
+
+/*
+ * Plan one statement with one hypothetical index (inside AdviceTry), as the
+ * role that recorded it and with its search_path (see AdviceAsRole).
+ */
 static void
 advice_cost_with(void *arg)
 {
 	CostRun    *run = arg;
-	int			nestlevel;
-	PlannedStmt *plan;
 
-	WhatifUseSearchPath(run->planned->stmt->search_path, &nestlevel);
-	plan = WhatifPlan(run->planned->query, run->planned->stmt->text,
-					  list_make1(run->hypo));
-	run->cost = plan->planTree->total_cost;
-	AtEOXact_GUC(true, nestlevel);
+	AdviceAsRole(run->planned->stmt->userid, run->planned->stmt->search_path,
+				 advice_cost_as_role, run);
 }
 
 /* Set v's cost before and after over the statements it was found in. */
@@ -70,11 +79,26 @@ typedef struct VariantRun
 } VariantRun;
 
 static void
-advice_variants(void *arg)
+advice_variants_as_role(void *arg)
 {
 	VariantRun *run = arg;
 
 	run->variants = AdviceCandidateVariants(run->ctx, run->c);
+}
+
+/*
+ * The variants of a candidate (inside AdviceTry).  Their definitions are
+ * parsed from expressions of recorded statements, so as the role that
+ * recorded the first of them (see AdviceAsRole), under the current
+ * search_path as before.
+ */
+static void
+advice_variants(void *arg)
+{
+	VariantRun *run = arg;
+	AdvicePlanned *first = linitial(run->c->sources);
+
+	AdviceAsRole(first->stmt->userid, NULL, advice_variants_as_role, run);
 }
 
 /* The verified best variant of c, or NULL. */

@@ -18,7 +18,10 @@
 
 #include <limits.h>
 
+#include "parser/scansup.h"
+#include "utils/builtins.h"
 #include "utils/guc.h"
+#include "utils/varlena.h"
 
 #include "sfcache.h"
 
@@ -40,6 +43,51 @@ static const struct config_enum_entry cache_mode_options[] = {
 	{"on", SFC_CACHE_ON, false},
 	{NULL, 0, false}
 };
+
+/*
+ * sfcache.immutable_functions: a comma-separated list of function names,
+ * each name or schema.name (identifiers, quoted or not).  Anything else
+ * would be accepted and then match nothing, so it is refused at SET.
+ */
+static bool
+check_immutable_functions(char **newval, void **extra, GucSource source)
+{
+	char	   *copy;
+	List	   *names;
+	ListCell   *lc;
+	const char *p;
+	bool		ok = true;
+
+	if (*newval == NULL)
+		return true;
+	for (p = *newval; *p != '\0' && scanner_isspace(*p); p++)
+		;
+	if (*p == '\0')
+		return true;			/* empty: no function */
+	copy = pstrdup(*newval);
+	if (!SplitIdentifierString(copy, ',', &names))
+		ok = false;
+	else
+	{
+		foreach(lc, names)
+		{
+			const char *name = lfirst(lc);
+			const char *dot = strchr(name, '.');
+
+			if (name[0] == '\0' || dot == name || (dot != NULL && dot[1] == '\0') ||
+				(dot != NULL && strchr(dot + 1, '.') != NULL))
+				ok = false;
+		}
+		list_free(names);
+	}
+	pfree(copy);
+	if (!ok)
+	{
+		GUC_check_errdetail("sfcache.immutable_functions must be a comma-separated list of function names, each name or schema.name, such as \"now, public.current_tenant\".");
+		GUC_check_errhint("Quote a name with double quotes; leave no element empty.");
+	}
+	return ok;
+}
 
 void
 CacheGucInit(void)
@@ -90,7 +138,8 @@ CacheGucInit(void)
 							   "Functions treated as immutable by the cache, as name or schema.name.",
 							   "For stable or volatile functions whose result the application accepts as fixed.",
 							   &sfc_immutable_functions, "",
-							   PGC_SUSET, GUC_LIST_INPUT, NULL, NULL, NULL);
+							   PGC_SUSET, GUC_LIST_INPUT,
+							   check_immutable_functions, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.test_hold_leader_lock",
 							"For tests: a leader waits on this advisory lock key after registering.",

@@ -4,12 +4,21 @@
  *		SQL-callable functions that act on the cache: sfcache.flush() and
  *		sfcache.invalidate(regclass).
  *
+ * sfcache.flush() is revoked from PUBLIC by the install script.  Anybody
+ * may call sfcache.invalidate(), but only on a relation whose owner's
+ * privileges they have (or as superuser): dropping other roles' results
+ * over and over would deny them the cache.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "catalog/pg_class.h"
 #include "fmgr.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
 #include "sfcache.h"
@@ -34,12 +43,33 @@ sfcache_flush_0_1(PG_FUNCTION_ARGS)
 Datum
 sfcache_invalidate_0_1(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
+	Oid			relid;
+	char		relkind;
 
-	if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relid)))
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("relation passed to sfcache.invalidate() must not be null"),
+				 errhint("Pass a table, view or materialized view, for example 'public.announcement'::regclass.")));
+	relid = PG_GETARG_OID(0);
+	relkind = get_rel_relkind(relid);
+	if (relkind == '\0')
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_TABLE),
 				 errmsg("relation with OID %u does not exist", relid)));
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE &&
+		relkind != RELKIND_VIEW && relkind != RELKIND_MATVIEW)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table, view or materialized view",
+						get_rel_name(relid)),
+				 errdetail("sfcache.invalidate() applies to the relations that cached statements read.")));
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("must be owner of table %s", get_rel_name(relid)),
+				 errdetail("Only the owner of a relation (or a superuser) may invalidate the results that read it."),
+				 errhint("To drop every cached result, a superuser can call sfcache.flush().")));
 	InvalidateRelationNow(relid);
 	CacheInvalidateRelcacheByRelid(relid);
 	PG_RETURN_VOID();

@@ -4,27 +4,51 @@
  *		Per-relation cache settings (a TTL override, exclusion), stored in
  *		the table sfcache.relation_settings and cached in each backend.
  *
- * The table is small and read whole, through SPI, the first time a
- * backend needs it and again after it changes: a statement trigger on the
- * table sends a relcache invalidation for it, which every backend receives
- * at its next statement. A database without the extension has no settings.
+ * The table is small and read whole the first time a backend needs it and
+ * again after it changes: a statement trigger on the table sends a relcache
+ * invalidation for it, which every backend receives at its next statement.
+ *
+ * Security: every backend reads the table, whatever its role, in every
+ * database, so the read must run no user code.  The table is found through
+ * the extension's catalog entries (the extension's schema, and a relation
+ * of that name that is a member of the extension), never by name through
+ * search_path, and read with a heap scan, not SQL: no view, rule, row
+ * security policy or function can take part, and the settings apply to
+ * all roles alike.  A database where sfcache is not installed has no
+ * settings (a schema called sfcache that someone created there is ignored).
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
-#include "catalog/namespace.h"
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/tableam.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_extension.h"
+#include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "commands/trigger.h"
-#include "executor/spi.h"
 #include "fmgr.h"
-#include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
 #include "sfcache.h"
+
+/* Columns of sfcache.relation_settings, as the install script creates it. */
+#define RS_NATTS		3
+#define RS_ATT_RELID	0
+#define RS_ATT_TTL		1
+#define RS_ATT_EXCLUDED 2
 
 typedef struct RelationSetting
 {
@@ -51,31 +75,112 @@ settings_namespace_callback(Datum arg, int cacheid, uint32 hashvalue)
 	settings_valid = false;
 }
 
+/*
+ * The schema of extension extoid (PostgreSQL 15 keeps its own
+ * get_extension_schema() static), or InvalidOid.
+ */
+static Oid
+extension_schema(Oid extoid)
+{
+	Relation	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			nsp = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_extension_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(extoid));
+	scan = systable_beginscan(rel, ExtensionOidIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		nsp = ((Form_pg_extension) GETSTRUCT(tup))->extnamespace;
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return nsp;
+}
+
+/*
+ * The OID of the extension's own sfcache.relation_settings, or InvalidOid
+ * where the extension is not installed.  Only catalogs are consulted: a
+ * relation of that name that the extension did not create is not used.
+ */
 static Oid
 lookup_settings_table(void)
 {
-	Oid			nsp = get_namespace_oid("sfcache", true);
+	Oid			extoid = get_extension_oid("sfcache", true);
+	Oid			nsp;
+	Oid			relid;
 
-	return OidIsValid(nsp) ? get_relname_relid("relation_settings", nsp) : InvalidOid;
+	if (!OidIsValid(extoid))
+		return InvalidOid;
+	nsp = extension_schema(extoid);
+	if (!OidIsValid(nsp))
+		return InvalidOid;
+	relid = get_relname_relid("relation_settings", nsp);
+	if (!OidIsValid(relid) || get_rel_relkind(relid) != RELKIND_RELATION ||
+		getExtensionOfObject(RelationRelationId, relid) != extoid)
+		return InvalidOid;
+	return relid;
 }
 
-static void
-load_rows(void)
+/* Does rel have the columns this file reads, of the types it expects? */
+static bool
+settings_shape_ok(Relation rel)
 {
-	SPI_execute("SELECT relid, ttl_seconds, excluded FROM sfcache.relation_settings",
-				true, 0);
-	for (uint64 i = 0; i < SPI_processed; i++)
-	{
-		HeapTuple	tup = SPI_tuptable->vals[i];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-		bool		isnull;
-		Oid			relid = DatumGetObjectId(SPI_getbinval(tup, desc, 1, &isnull));
-		RelationSetting *s = hash_search(settings, &relid, HASH_ENTER, NULL);
-		Datum		ttl = SPI_getbinval(tup, desc, 2, &isnull);
+	TupleDesc	desc = RelationGetDescr(rel);
 
-		s->ttl_s = isnull ? 0 : DatumGetInt32(ttl);
-		s->excluded = DatumGetBool(SPI_getbinval(tup, desc, 3, &isnull)) && !isnull;
+	return desc->natts == RS_NATTS &&
+		TupleDescAttr(desc, RS_ATT_RELID)->atttypid == REGCLASSOID &&
+		TupleDescAttr(desc, RS_ATT_TTL)->atttypid == INT4OID &&
+		TupleDescAttr(desc, RS_ATT_EXCLUDED)->atttypid == BOOLOID &&
+		!TupleDescAttr(desc, RS_ATT_RELID)->attisdropped &&
+		!TupleDescAttr(desc, RS_ATT_TTL)->attisdropped &&
+		!TupleDescAttr(desc, RS_ATT_EXCLUDED)->attisdropped;
+}
+
+/*
+ * Read every row of the settings table relid into the hash table, with a
+ * heap scan under a fresh snapshot (all committed rows, whatever the role:
+ * row security does not apply to a scan below the executor).
+ */
+static void
+load_rows(Oid relid)
+{
+	Relation	rel = table_open(relid, AccessShareLock);
+	Snapshot	snapshot;
+	TableScanDesc scan;
+	HeapTuple	tup;
+
+	if (!settings_shape_ok(rel))
+	{
+		table_close(rel, AccessShareLock);
+		ereport(WARNING,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("table sfcache.relation_settings has unexpected columns"),
+				 errdetail("Per-relation TTLs and exclusions are ignored."),
+				 errhint("Reinstall the extension with DROP EXTENSION sfcache and CREATE EXTENSION sfcache.")));
+		return;
 	}
+	snapshot = RegisterSnapshot(GetLatestSnapshot());
+	scan = table_beginscan(rel, snapshot, 0, NULL);
+	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
+	{
+		Datum		values[RS_NATTS];
+		bool		nulls[RS_NATTS];
+		Oid			setting_relid;
+		RelationSetting *s;
+
+		heap_deform_tuple(tup, RelationGetDescr(rel), values, nulls);
+		if (nulls[RS_ATT_RELID])
+			continue;
+		setting_relid = DatumGetObjectId(values[RS_ATT_RELID]);
+		s = hash_search(settings, &setting_relid, HASH_ENTER, NULL);
+		s->ttl_s = nulls[RS_ATT_TTL] ? 0 : Max(0, DatumGetInt32(values[RS_ATT_TTL]));
+		s->excluded = !nulls[RS_ATT_EXCLUDED] && DatumGetBool(values[RS_ATT_EXCLUDED]);
+	}
+	table_endscan(scan);
+	UnregisterSnapshot(snapshot);
+	table_close(rel, AccessShareLock);
 }
 
 /* (Re)read the settings table if it changed since the last read. */
@@ -97,18 +202,14 @@ ensure_loaded(void)
 	settings_valid = true;
 	if (!OidIsValid(settings_relid))
 		return;
-
-	/* the query SPI runs must not be considered for caching itself */
-	sfc_nesting_level++;
 	PG_TRY();
 	{
-		SPI_connect();
-		load_rows();
-		SPI_finish();
+		load_rows(settings_relid);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
-		sfc_nesting_level--;
+		settings_valid = false;
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
 }

@@ -64,6 +64,8 @@ extern Query *WhatifAnalyzeSelect(const char *sql);
 extern void WhatifWalkPlan(PlannedStmt *stmt, WhatifPlanVisitor visit,
 						   void *arg);
 extern List *WhatifUsedIndexes(PlannedStmt *stmt, List *indexes);
+extern void WhatifCheckSelectPrivileges(Query *query);
+extern void WhatifCheckIndexPrivileges(const HypoIndex *hypo);
 extern void WhatifUseSearchPath(const char *search_path, int *nestlevel);
 extern void WhatifErrorPositionPush(ErrorContextCallback *cb, const char *text);
 extern void WhatifErrorPositionPop(ErrorContextCallback *cb);

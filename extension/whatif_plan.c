@@ -3,17 +3,23 @@
  * whatif_plan.c
  *		Helpers around planning for hypothetical indexes: checking that a
  *		statement is one plain SELECT, walking a finished plan tree, finding
- *		which hypothetical indexes a plan uses, and applying the caller's
+ *		which hypothetical indexes a plan uses, checking that the caller may
+ *		read what a statement or an index reads, and applying the caller's
  *		search_path while names are resolved.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "catalog/objectaddress.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
 #include "tcop/tcopprot.h"
 #include "tcop/utility.h"
+#include "utils/acl.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
 
 #include "whatif.h"
 
@@ -194,6 +200,54 @@ WhatifUsedIndexes(PlannedStmt *stmt, List *indexes)
 	u.used = NIL;
 	WhatifWalkPlan(stmt, whatif_note_index, &u);
 	return u.used;
+}
+
+/* Collect every relation range table entry of a query tree. */
+static bool
+whatif_collect_rtes(Node *node, List **rtes)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		if (rte->rtekind == RTE_RELATION)
+			*rtes = lappend(*rtes, rte);
+		return false;
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, whatif_collect_rtes,
+								 (void *) rtes, QTW_EXAMINE_RTES_BEFORE);
+	return expression_tree_walker(node, whatif_collect_rtes, (void *) rtes);
+}
+
+/*
+ * Error unless the current user may read every relation query reads, as
+ * the executor would check it: the statement's own tables, and those under
+ * its views with the view owner's privileges (the rewriter marks them with
+ * checkAsUser), in subqueries, CTEs and sublinks too.  A plan's estimates
+ * tell about the data (row counts, value distributions), so a statement
+ * that could not run gets no estimate either.
+ */
+void
+WhatifCheckSelectPrivileges(Query *query)
+{
+	List	   *rtes = NIL;
+
+	(void) whatif_collect_rtes((Node *) query, &rtes);
+	(void) ExecCheckRTPerms(rtes, true);
+}
+
+/* Error unless the current user may read the table of hypothetical index hypo. */
+void
+WhatifCheckIndexPrivileges(const HypoIndex *hypo)
+{
+	AclResult	aclresult = pg_class_aclcheck(hypo->relid, GetUserId(), ACL_SELECT);
+
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, get_relkind_objtype(get_rel_relkind(hypo->relid)),
+					   get_rel_name(hypo->relid));
 }
 
 /*

@@ -8,6 +8,8 @@
  * Each takes the caller's search_path as a defaulted argument (evaluated
  * before the function's own pinned search_path applies), so that the
  * statement and the index definitions resolve names as the caller would.
+ * An estimate tells about the data it was made from, so the caller must be
+ * allowed to read what the statement reads and the tables indexed.
  *
  *-------------------------------------------------------------------------
  */
@@ -48,6 +50,7 @@ whatif_parse_array(ArrayType *ddls)
 					 errmsg("index definition %d is null", i + 1),
 					 errhint("Pass one CREATE INDEX statement per array element.")));
 		indexes = lappend(indexes, WhatifParseIndexDdl(TextDatumGetCString(elems[i])));
+		WhatifCheckIndexPrivileges(llast(indexes));
 	}
 	return indexes;
 }
@@ -65,17 +68,31 @@ whatif_names(List *indexes)
 	return PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
+/* Error if argument argno (from 0) of the SQL function fname is null. */
+static void
+whatif_check_not_null(FunctionCallInfo fcinfo, int argno, const char *argname,
+					  const char *fname)
+{
+	if (PG_ARGISNULL(argno))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("%s passed to %s must not be null", argname, fname),
+				 strcmp(argname, "search_path") == 0 ?
+				 errhint("Leave the search_path argument out to use the caller's.") : 0));
+}
+
 /*
  * sfcache.whatif(statement, index_ddl[], search_path): the estimated cost of
  * statement without and with the hypothetical indexes, and which of them the
- * plan with them uses.
+ * plan with them uses.  The caller must be allowed to read every relation
+ * the statement reads and every table an index is on.
  */
 Datum
 sfcache_whatif_0_1(PG_FUNCTION_ARGS)
 {
-	char	   *sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	ArrayType  *ddls = PG_GETARG_ARRAYTYPE_P(1);
-	char	   *search_path = text_to_cstring(PG_GETARG_TEXT_PP(2));
+	char	   *sql;
+	ArrayType  *ddls;
+	char	   *search_path;
 	TupleDesc	tupdesc;
 	Datum		values[3];
 	bool		nulls[3] = {false, false, false};
@@ -85,10 +102,17 @@ sfcache_whatif_0_1(PG_FUNCTION_ARGS)
 	PlannedStmt *before;
 	PlannedStmt *after;
 
+	whatif_check_not_null(fcinfo, 0, "statement", "sfcache.whatif()");
+	whatif_check_not_null(fcinfo, 1, "index_ddl", "sfcache.whatif()");
+	whatif_check_not_null(fcinfo, 2, "search_path", "sfcache.whatif()");
+	sql = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	ddls = PG_GETARG_ARRAYTYPE_P(1);
+	search_path = text_to_cstring(PG_GETARG_TEXT_PP(2));
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
 	WhatifUseSearchPath(search_path, &nestlevel);
 	query = WhatifAnalyzeSelect(sql);
+	WhatifCheckSelectPrivileges(query);
 	indexes = whatif_parse_array(ddls);
 	before = WhatifPlan(query, sql, NIL);
 	after = WhatifPlan(query, sql, indexes);
@@ -100,18 +124,26 @@ sfcache_whatif_0_1(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
-/* sfcache.hypothetical_index(ddl, search_path): keep one for this session. */
+/*
+ * sfcache.hypothetical_index(ddl, search_path): keep one for this session,
+ * on a table the caller may read.
+ */
 Datum
 sfcache_hypothetical_index_0_1(PG_FUNCTION_ARGS)
 {
-	char	   *ddl = text_to_cstring(PG_GETARG_TEXT_PP(0));
-	char	   *search_path = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	char	   *ddl;
+	char	   *search_path;
 	int			nestlevel;
 	HypoIndex  *hypo;
 
+	whatif_check_not_null(fcinfo, 0, "index_ddl", "sfcache.hypothetical_index()");
+	whatif_check_not_null(fcinfo, 1, "search_path", "sfcache.hypothetical_index()");
+	ddl = text_to_cstring(PG_GETARG_TEXT_PP(0));
+	search_path = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	WhatifUseSearchPath(search_path, &nestlevel);
 	hypo = WhatifParseIndexDdl(ddl);
 	AtEOXact_GUC(true, nestlevel);
+	WhatifCheckIndexPrivileges(hypo);
 	WhatifAddSessionIndex(hypo);
 	PG_RETURN_TEXT_P(cstring_to_text(hypo->name));
 }
