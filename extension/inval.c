@@ -46,6 +46,7 @@
 #include "catalog/pg_amop.h"
 #include "catalog/pg_amproc.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_cast.h"
 #include "catalog/pg_collation.h"
 #include "catalog/pg_conversion.h"
 #include "catalog/pg_enum.h"
@@ -456,6 +457,9 @@ note_utility_writes(Node *stmt)
 			break;
 		case T_AlterTableStmt:
 			note_write(relid_of(((AlterTableStmt *) stmt)->relation));
+			/* a composite type's values are in results, not in its relation */
+			if (((AlterTableStmt *) stmt)->objtype == OBJECT_TYPE)
+				note_write_global();
 			break;
 		case T_GrantStmt:
 			{
@@ -559,7 +563,7 @@ sfc_inval_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
  * everything, at commit. Creating one changes no existing result (only
  * statements parsed later can use it), and dropping one drops or blocks
  * what depends on it, except for the kinds that take effect without being
- * named: an operator family member, a policy, a rule.
+ * named: an operator family member, a policy, a rule, a cast.
  */
 static bool
 changes_results(ObjectAccessType access, Oid classId)
@@ -571,6 +575,7 @@ changes_results(ObjectAccessType access, Oid classId)
 		case AccessMethodProcedureRelationId:
 		case PolicyRelationId:
 		case RewriteRelationId:
+		case CastRelationId:
 			return access == OAT_POST_CREATE || access == OAT_POST_ALTER ||
 				access == OAT_DROP;
 		case TypeRelationId:
