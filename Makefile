@@ -10,6 +10,8 @@ OBJS = $(CORE_OBJS) $(CACHE_OBJS) $(ADVICE_OBJS) $(WHATIF_OBJS)
 # extension/core: _PG_init, the hook points, shared memory, nesting level.
 CORE_OBJS = \
 	extension/core/sfcache.o \
+	extension/core/core_hooks.o \
+	extension/core/core_nesting.o \
 	extension/core/core_shmem.o \
 	extension/core/core_test_hold.o \
 	extension/core/core_version.o
@@ -20,6 +22,7 @@ CACHE_OBJS = \
 	extension/cache/cache_code.o \
 	extension/cache/cache_explain.o \
 	extension/cache/cache_guc.o \
+	extension/cache/cache_init.o \
 	extension/cache/cache_inval.o \
 	extension/cache/cache_key.o \
 	extension/cache/cache_key_memo.o \
@@ -68,7 +71,7 @@ ISOLATION_OPTS = --inputdir=regress --temp-instance=./tmp_check_iso \
 EXTRA_CLEAN = tmp_check tmp_check_iso results output_iso log regression.* \
 	$(ADVISOR) $(ADVISOR_OBJS)
 
-PG_CPPFLAGS = -DSFCACHE_VERSION=\"$(EXTVERSION)\" -Iextension/core -Iextension/cache -Iextension/advice -Iextension/whatif
+PG_CPPFLAGS = -DSFCACHE_VERSION=\"$(EXTVERSION)\" -Iextension
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wno-sign-compare
 
@@ -102,8 +105,12 @@ $(ADVISOR_OBJS): advisor/advisor.h
 $(ADVISOR): $(ADVISOR_OBJS)
 	$(CC) $(CFLAGS) $(ADVISOR_OBJS) $(libpq_pgport) $(LDFLAGS) $(LDFLAGS_EX) -lm -o $@
 
-$(OBJS): extension/cache/sfcache.h extension/cache/cache_store.h extension/cache/cache_scan.h
-$(ADVICE_OBJS) $(WHATIF_OBJS): extension/advice/advice.h extension/whatif/whatif.h
+# Each subsystem's files include its header and core's; core_hooks.c and
+# sfcache.c include every subsystem's, as does advice.h (cache, whatif).
+$(OBJS): extension/core/core.h
+$(CORE_OBJS) $(CACHE_OBJS) $(ADVICE_OBJS): extension/cache/cache.h
+$(CORE_OBJS) $(ADVICE_OBJS) $(WHATIF_OBJS): extension/whatif/whatif.h
+$(CORE_OBJS) $(ADVICE_OBJS): extension/advice/advice.h
 
 all: $(ADVISOR)
 
@@ -124,7 +131,7 @@ lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--std=c99 --inline-suppr --suppress=missingIncludeSystem \
 		--max-configs=1 -D__GNUC__ -D__x86_64__ --suppress=unknownEvaluationOrder \
-		-I extension/core -I extension/cache -I extension/advice -I extension/whatif -I advisor -I $(includedir_server) -I $(includedir_internal) -I $(includedir) \
+		-I extension -I advisor -I $(includedir_server) -I $(includedir_internal) -I $(includedir) \
 		extension advisor
 
 test:

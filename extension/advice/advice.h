@@ -1,9 +1,15 @@
 /*-------------------------------------------------------------------------
  *
  * advice.h
- *		Index advice: what the files advice*.c share.
+ *		The interface of extension/advice, the index advice: its Init, the
+ *		entry points core_hooks.c calls, and what the files advice_*.c
+ *		share.
  *
- *	advice_hooks.c	GUCs, executor and utility hooks, sampling
+ * The advice depends on core, on the hypothetical indexes (whatif/, to
+ * verify its suggestions) and on the result cache only to register its
+ * invalidation callback; none of them calls into the advice.
+ *
+ *	advice_hooks.c	Init, GUCs, executor and utility hooks, sampling
  *	advice_walk.c	walk of a finished PlanState tree into observations
  *	advice_qual.c	classification of one qual (column or expression,
  *					operator, kind)
@@ -23,6 +29,10 @@
 #include "executor/execdesc.h"
 #include "nodes/plannodes.h"
 #include "nodes/primnodes.h"
+
+#include "core/core.h"
+#include "cache/cache.h"
+#include "whatif/whatif.h"
 
 #define ADVICE_EXPR_LEN		64	/* deparsed column or expression, shown */
 #define ADVICE_QUERYIDS		4	/* query ids kept per qual */
@@ -150,7 +160,7 @@ typedef struct AdviceCandidate
 	const char *opclass;		/* GIN operator class named in the DDL */
 	List	   *keys;			/* AdviceQual * of the key columns, in order */
 	List	   *pred;			/* AdviceQual * turned into the WHERE clause */
-	struct HypoIndex *hypo;
+	struct WhatifIndex *windex;
 	double		cost_before;
 	double		cost_after;
 } AdviceCandidate;
@@ -183,7 +193,12 @@ extern bool AdviceSameKey(AdviceQual *a, AdviceQual *b);
 /* advice_verify.c */
 extern List *AdviceVerify(AdviceContext *ctx);
 
-/* advice_hooks.c */
+/* advice_hooks.c: Init and the hooks' entry points (core_hooks.c) */
+extern void AdviceInit(void);
+extern void AdviceExecutorStart(QueryDesc *queryDesc, int eflags);
+extern void AdviceExecutorEnd(QueryDesc *queryDesc);
+extern void AdviceUtilityDone(Node *stmt);
+extern void AdviceXactEvent(XactEvent event);
 extern bool advice_enabled;
 extern double advice_sample_rate;
 extern int	advice_max;
@@ -198,9 +213,7 @@ extern uint32 AdviceHashText(const char *text);
 extern void AdviceRecordExecution(QueryDesc *queryDesc);
 
 /* advice_store.c */
-extern Size AdviceShmemSize(void);
-extern void AdviceShmemRequest(void);
-extern void AdviceShmemStartup(void);
+extern const SfcShmemPart AdviceShmemPart;
 extern void AdviceStoreObservations(AdviceObservation *obs, int n,
 									uint64 queryid);
 extern void AdviceStoreStatement(Oid userid, uint64 queryid,

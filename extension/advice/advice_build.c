@@ -29,8 +29,7 @@
 #include "utils/resowner.h"
 #include "utils/syscache.h"
 
-#include "advice.h"
-#include "whatif.h"
+#include "advice/advice.h"
 
 /*
  * Run fn(arg) in a subtransaction; on error, roll it back, drop the error

@@ -19,7 +19,7 @@
 #include "utils/rel.h"
 #include "utils/relcache.h"
 
-#include "advice.h"
+#include "advice/advice.h"
 
 typedef bool (*AdviceIndexVisitor) (Relation index, void *arg);
 

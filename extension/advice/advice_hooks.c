@@ -1,19 +1,22 @@
 /*-------------------------------------------------------------------------
  *
  * advice_hooks.c
- *		Owns the index advice's GUCs (sfcache.advice, .advice_sample_rate,
- *		.advice_max, .advice_min_benefit) and its hooks: ExecutorStart
- *		picks the sampled top-level statements and asks for row counts,
- *		ExecutorEnd records them and counts writes, ProcessUtility counts
- *		COPY FROM and TRUNCATE.  AdviceInit() also installs the hypothetical
- *		indexes (whatif.c), which the advice needs.
+ *		Owns the index advice's Init and GUCs (sfcache.advice,
+ *		.advice_sample_rate, .advice_max, .advice_min_benefit) and its
+ *		parts of the hooks core_hooks.c dispatches: ExecutorStart picks the
+ *		sampled top-level statements and asks for row counts, ExecutorEnd
+ *		records them and counts writes, ProcessUtility counts COPY FROM and
+ *		TRUNCATE, and the transaction callback forgets what failed.  The
+ *		result cache tells it of each committed invalidation through the
+ *		callback AdviceInit() registers.
  *
  * Only top-level statements are sampled (not those run inside functions or
  * utility commands such as DECLARE CURSOR; EXECUTE and EXPLAIN ANALYZE
- * count as top level), by the statement nesting level that cache_plan.c
- * keeps; writes are counted at every level. A statement the result cache
- * serves runs its real plan one level down, when it leads or bypasses the
- * cache (a hit scans nothing): that plan is sampled as the statement's own.
+ * count as top level), by core's statement nesting level
+ * (core/core_nesting.c); writes are counted at every level. A statement
+ * the result cache serves runs its real plan one level down, when it leads
+ * or bypasses the cache (a hit scans nothing): that plan is sampled as the
+ * statement's own (SfcAtClientLevel()).
  *
  *-------------------------------------------------------------------------
  */
@@ -34,9 +37,7 @@
 #include "utils/lsyscache.h"
 #include "utils/queryjumble.h"
 
-#include "sfcache.h"
-#include "advice.h"
-#include "whatif.h"
+#include "advice/advice.h"
 
 #define ADVICE_MAX_SAMPLED 8
 
@@ -48,18 +49,6 @@ double		advice_min_benefit = 0.3;
 /* Top-level statements being sampled (more than one with open cursors). */
 static QueryDesc *advice_sampled[ADVICE_MAX_SAMPLED];
 static int	advice_nsampled = 0;
-
-static ExecutorStart_hook_type prev_ExecutorStart = NULL;
-static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
-static ProcessUtility_hook_type prev_ProcessUtility = NULL;
-
-static void advice_ExecutorStart(QueryDesc *queryDesc, int eflags);
-static void advice_ExecutorEnd(QueryDesc *queryDesc);
-static void advice_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
-								  bool readOnlyTree, ProcessUtilityContext context,
-								  ParamListInfo params, QueryEnvironment *queryEnv,
-								  DestReceiver *dest, QueryCompletion *qc);
-static void advice_xact_callback(XactEvent event, void *arg);
 
 static void
 advice_define_gucs(void)
@@ -89,16 +78,10 @@ void
 AdviceInit(void)
 {
 	advice_define_gucs();
+	/* statements are recorded by query id */
 	EnableQueryId();
-	WhatifInit();
-
-	prev_ExecutorStart = ExecutorStart_hook;
-	ExecutorStart_hook = advice_ExecutorStart;
-	prev_ExecutorEnd = ExecutorEnd_hook;
-	ExecutorEnd_hook = advice_ExecutorEnd;
-	prev_ProcessUtility = ProcessUtility_hook;
-	ProcessUtility_hook = advice_ProcessUtility;
-	RegisterXactCallback(advice_xact_callback, NULL);
+	SfcShmemRegister(&AdviceShmemPart);
+	CacheRegisterInvalidationCallback(AdviceStoreInvalidation);
 }
 
 /* Should this statement's plan be recorded? */
@@ -106,7 +89,7 @@ static bool
 advice_should_sample(int eflags)
 {
 	if (!advice_enabled || advice_sample_rate <= 0.0 ||
-		(sfc_nesting_level > 0 && !SfcacheStartingSavedQuery()) ||
+		!SfcAtClientLevel() ||
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) || IsParallelWorker() ||
 		advice_nsampled >= ADVICE_MAX_SAMPLED)
 		return false;
@@ -131,33 +114,33 @@ advice_take_sampled(QueryDesc *queryDesc)
 	return false;
 }
 
-/* A statement that failed never reaches ExecutorEnd: forget it at xact end. */
-static void
-advice_xact_callback(XactEvent event, void *arg)
+/*
+ * The transaction callback (core_hooks.c): a statement that failed never
+ * reaches ExecutorEnd, so forget it at transaction end.
+ */
+void
+AdviceXactEvent(XactEvent event)
 {
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
 		event == XACT_EVENT_COMMIT)
 		advice_nsampled = 0;
 }
 
-static void
-advice_ExecutorStart(QueryDesc *queryDesc, int eflags)
+/* ExecutorStart (core_hooks.c), before the plan starts. */
+void
+AdviceExecutorStart(QueryDesc *queryDesc, int eflags)
 {
 	if (advice_should_sample(eflags))
 	{
 		queryDesc->instrument_options |= INSTRUMENT_ROWS;
 		advice_sampled[advice_nsampled++] = queryDesc;
 	}
-	if (prev_ExecutorStart)
-		prev_ExecutorStart(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
 }
 
 /*
- * Count one write per result relation.  "Invalidations" in
- * sfcache.table_activity are these same writes until the result cache
- * counts its own.
+ * Count one write per result relation, at every nesting level.
+ * "Invalidations" in sfcache.table_activity are counted apart, per
+ * committed transaction, by the result cache's invalidation callback.
  */
 static void
 advice_count_writes(QueryDesc *queryDesc)
@@ -172,22 +155,22 @@ advice_count_writes(QueryDesc *queryDesc)
 		AdviceStoreWrite(rt_fetch(lfirst_int(lc), stmt->rtable)->relid);
 }
 
-static void
-advice_ExecutorEnd(QueryDesc *queryDesc)
+/* ExecutorEnd (core_hooks.c), before the executor shuts the plan down. */
+void
+AdviceExecutorEnd(QueryDesc *queryDesc)
 {
 	if (advice_take_sampled(queryDesc))
 		AdviceRecordExecution(queryDesc);
 	if (queryDesc->estate != NULL)
 		advice_count_writes(queryDesc);
-	if (prev_ExecutorEnd)
-		prev_ExecutorEnd(queryDesc);
-	else
-		standard_ExecutorEnd(queryDesc);
 }
 
-/* COPY FROM and TRUNCATE write without the executor: count them here. */
-static void
-advice_count_utility_writes(Node *stmt)
+/*
+ * ProcessUtility (core_hooks.c), after the command succeeded: COPY FROM and
+ * TRUNCATE write without the executor, so count them here.
+ */
+void
+AdviceUtilityDone(Node *stmt)
 {
 	ListCell   *lc;
 	Oid			relid;
@@ -210,15 +193,4 @@ advice_count_utility_writes(Node *stmt)
 				AdviceStoreWrite(relid);
 		}
 	}
-}
-
-static void
-advice_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
-					  bool readOnlyTree, ProcessUtilityContext context,
-					  ParamListInfo params, QueryEnvironment *queryEnv,
-					  DestReceiver *dest, QueryCompletion *qc)
-{
-	CallNextProcessUtility(prev_ProcessUtility, pstmt, queryString, readOnlyTree,
-							   context, params, queryEnv, dest, qc);
-	advice_count_utility_writes(pstmt->utilityStmt);
 }

@@ -25,7 +25,7 @@
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 
-#include "advice.h"
+#include "advice/advice.h"
 
 typedef struct VarCheck
 {

@@ -39,8 +39,7 @@
 #include "utils/ruleutils.h"
 #include "utils/syscache.h"
 
-#include "advice.h"
-#include "whatif.h"
+#include "advice/advice.h"
 
 #define ADVICE_STATUS_DISTINCT	16	/* at most this many values: a "status" */
 
@@ -266,7 +265,7 @@ AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c)
 		if (!v->gin && AdviceBtreeServed(v->relid, v->keys, v->pred != NIL))
 			continue;
 		AdviceCandidateDdl(v);
-		v->hypo = WhatifParseIndexDdl(v->ddl);
+		v->windex = WhatifParseIndexDdl(v->ddl);
 		result = lappend(result, v);
 	}
 	return result;

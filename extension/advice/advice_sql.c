@@ -20,8 +20,7 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "advice.h"
-#include "whatif.h"
+#include "advice/advice.h"
 
 PG_FUNCTION_INFO_V1(sfcache_index_advice_0_1);
 PG_FUNCTION_INFO_V1(sfcache_advice_quals_0_1);
@@ -120,7 +119,7 @@ advice_put_candidate(ReturnSetInfo *rsinfo, AdviceContext *ctx, AdviceCandidate 
 	values[7] = advice_queryid_array(ev.queryids, ev.nqueryids);
 	values[8] = Float8GetDatum(c->cost_before);
 	values[9] = Float8GetDatum(c->cost_after);
-	values[10] = Int64GetDatum(WhatifSizeBytes(c->hypo));
+	values[10] = Int64GetDatum(WhatifSizeBytes(c->windex));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 

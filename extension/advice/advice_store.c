@@ -39,7 +39,7 @@
 #include "utils/hsearch.h"
 #include "utils/timestamp.h"
 
-#include "advice.h"
+#include "advice/advice.h"
 
 #define ADVICE_TRANCHE		"sfcache_advice"
 #define ADVICE_EVICT_SHARE	0.10
@@ -91,8 +91,9 @@ advice_small_max(void)
 	return Max(advice_max / 4, 16);
 }
 
-Size
-AdviceShmemSize(void)
+/* Pure: the three hash tables. */
+static Size
+advice_shmem_size(void)
 {
 	Size		size = 0;
 
@@ -102,13 +103,6 @@ AdviceShmemSize(void)
 	return size;
 }
 
-/* From shmem_request_hook: the space and the two locks. */
-void
-AdviceShmemRequest(void)
-{
-	RequestAddinShmemSpace(AdviceShmemSize());
-	RequestNamedLWLockTranche(ADVICE_TRANCHE, 2);
-}
 
 static HTAB *
 advice_hash(const char *name, long max, Size keysize, Size entrysize)
@@ -121,8 +115,8 @@ advice_hash(const char *name, long max, Size keysize, Size entrysize)
 }
 
 /* From shmem_startup_hook, caller must hold AddinShmemInitLock. */
-void
-AdviceShmemStartup(void)
+static void
+advice_shmem_init(void)
 {
 	LWLockPadded *locks = GetNamedLWLockTranche(ADVICE_TRANCHE);
 
@@ -135,6 +129,11 @@ AdviceShmemStartup(void)
 	advice_tables = advice_hash("sfcache advice tables", advice_small_max(),
 								sizeof(AdviceTableKey), sizeof(AdviceTableEntry));
 }
+
+/* The advice's part of shared memory, with its two locks. */
+const SfcShmemPart AdviceShmemPart = {
+	ADVICE_TRANCHE, 2, advice_shmem_size, advice_shmem_init
+};
 
 typedef double (*AdviceUsefulness) (void *entry);
 

@@ -15,8 +15,7 @@
 
 #include "utils/guc.h"
 
-#include "advice.h"
-#include "whatif.h"
+#include "advice/advice.h"
 
 /* A scan returning more than this share of its table gets no index. */
 #define ADVICE_LARGE_SHARE	0.25
@@ -24,7 +23,7 @@
 typedef struct CostRun
 {
 	AdvicePlanned *planned;
-	HypoIndex  *hypo;
+	WhatifIndex *windex;
 	double		cost;
 } CostRun;
 
@@ -35,7 +34,7 @@ advice_cost_as_role(void *arg)
 	PlannedStmt *plan;
 
 	plan = WhatifPlan(run->planned->query, run->planned->stmt->text,
-					  list_make1(run->hypo));
+					  list_make1(run->windex));
 	run->cost = plan->planTree->total_cost;
 }
 
@@ -62,7 +61,7 @@ advice_cost_variant(AdviceCandidate *v)
 	foreach(lc, v->sources)
 	{
 		AdvicePlanned *p = lfirst(lc);
-		CostRun		run = {p, v->hypo, p->cost};
+		CostRun		run = {p, v->windex, p->cost};
 
 		if (!AdviceTry(advice_cost_with, &run))
 			run.cost = p->cost;

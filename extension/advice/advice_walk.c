@@ -26,7 +26,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 
-#include "advice.h"
+#include "advice/advice.h"
 
 #define ADVICE_MAX_OBS		64
 #define ADVICE_ANCESTORS	3

@@ -32,7 +32,7 @@
 #include "utils/varlena.h"
 #include "utils/lsyscache.h"
 
-#include "sfcache.h"
+#include "cache/cache.h"
 
 typedef struct WalkContext
 {

@@ -46,7 +46,7 @@
 #include "utils/typcache.h"
 #include "utils/varlena.h"
 
-#include "sfcache.h"
+#include "cache/cache.h"
 
 static bool type_is_mutable(Oid typid, List **types);
 static bool expr_is_mutable(Node *node, List **types);

@@ -23,7 +23,7 @@
 #include "utils/guc.h"
 #include "utils/varlena.h"
 
-#include "sfcache.h"
+#include "cache/cache.h"
 
 int			sfc_cache_mode = SFC_CACHE_ON;
 int			sfc_memory_mb = 64;

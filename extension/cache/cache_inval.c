@@ -1,11 +1,14 @@
 /*-------------------------------------------------------------------------
  *
- * inval.c
+ * cache_inval.c
  *		Exact invalidation on commit: per-relation generation counters in
- *		shared memory, the writes a transaction makes, and the transaction
- *		callback that bumps the counters around its commit.
+ *		shared memory, the writes a transaction makes (seen from the
+ *		ExecutorStart, ProcessUtility and object access hooks that
+ *		core_hooks.c dispatches here), the transaction callback that bumps
+ *		the counters around its commit, and the registry of callbacks told
+ *		of each relation a commit invalidated.
  *
- * The protocol (DESIGN.md, "Invalidation"): each relation maps to a slot
+ * The protocol (doc/DESIGN.md, "Invalidation"): each relation maps to a slot
  * of a fixed array of atomics, indexed by a hash of (database, relation);
  * a collision only invalidates more. A writer bumps the generation of
  * every relation it modified, with their partition ancestors and
@@ -76,8 +79,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "advice.h"
-#include "sfcache.h"
+#include "cache/cache.h"
 
 #define SFC_GEN_SLOTS 16384
 
@@ -102,9 +104,11 @@ static Bitmapset *written_slots = NULL;
 static bool written_global = false;
 static bool bumped_pre_commit = false;
 
-static ExecutorStart_hook_type prev_ExecutorStart = NULL;
-static ProcessUtility_hook_type prev_ProcessUtility = NULL;
-static object_access_hook_type prev_object_access_hook = NULL;
+#define MAX_INVALIDATION_CALLBACKS 4
+
+/* Told of each relation a committed transaction wrote. */
+static CacheInvalidationCallback invalidation_callbacks[MAX_INVALIDATION_CALLBACKS];
+static int	n_invalidation_callbacks = 0;
 
 static uint32
 slot_for(Oid relid)
@@ -112,14 +116,16 @@ slot_for(Oid relid)
 	return hash_combine(hash_uint32(MyDatabaseId), hash_uint32(relid)) % SFC_GEN_SLOTS;
 }
 
-Size
-InvalShmemSize(void)
+/* Pure: the generation and in-flight counters. */
+static Size
+inval_shmem_size(void)
 {
 	return MAXALIGN(sizeof(InvalShared));
 }
 
-void
-InvalShmemInit(void)
+/* Caller must hold AddinShmemInitLock. */
+static void
+inval_shmem_init(void)
 {
 	bool		found;
 
@@ -134,6 +140,20 @@ InvalShmemInit(void)
 			pg_atomic_init_u32(&inval->slots[i].inflight, 0);
 		}
 	}
+}
+
+/* The generations' part of shared memory (no locks: atomics). */
+const SfcShmemPart CacheInvalShmemPart = {
+	NULL, 0, inval_shmem_size, inval_shmem_init
+};
+
+/* From an Init: call callback for each relation a committed transaction wrote. */
+void
+CacheRegisterInvalidationCallback(CacheInvalidationCallback callback)
+{
+	if (n_invalidation_callbacks >= MAX_INVALIDATION_CALLBACKS)
+		elog(ERROR, "too many sfcache invalidation callbacks");
+	invalidation_callbacks[n_invalidation_callbacks++] = callback;
 }
 
 /* ---- reading side ---- */
@@ -273,7 +293,7 @@ relations_affected_by_write(Oid relid)
 /*
  * Remember that the current transaction writes this relation. Once is
  * enough: a change to the hierarchy it belongs to is noted by itself
- * (sfc_object_access), with the parent it names.
+ * (CacheObjectAccess), with the parent it names.
  */
 static void
 note_write(Oid relid)
@@ -361,14 +381,15 @@ bump_after_commit(void)
 	}
 }
 
-/* Tell sfcache.table_activity which tables a commit invalidated. */
+/* Tell the registered callbacks which relations a commit invalidated. */
 static void
-count_invalidations(void)
+report_invalidations(void)
 {
 	ListCell   *lc;
 
 	foreach(lc, written_relids)
-		AdviceStoreInvalidation(lfirst_oid(lc));
+		for (int i = 0; i < n_invalidation_callbacks; i++)
+			invalidation_callbacks[i] (lfirst_oid(lc));
 }
 
 static void
@@ -382,8 +403,9 @@ forget_writes(void)
 	bumped_pre_commit = false;
 }
 
-static void
-sfc_xact_callback(XactEvent event, void *arg)
+/* The transaction callback (core_hooks.c): the two bumps around a commit. */
+void
+CacheXactEvent(XactEvent event)
 {
 	switch (event)
 	{
@@ -394,7 +416,7 @@ sfc_xact_callback(XactEvent event, void *arg)
 			if (written_slots != NULL || written_global)
 			{
 				bump_before_commit();
-				TestHoldOnAdvisoryLock(sfc_test_hold_commit_lock);
+				SfcTestHoldOnAdvisoryLock(sfc_test_hold_commit_lock);
 			}
 			break;
 		case XACT_EVENT_COMMIT:
@@ -404,7 +426,7 @@ sfc_xact_callback(XactEvent event, void *arg)
 			{
 				bump_after_commit();
 				if (event == XACT_EVENT_COMMIT)
-					count_invalidations();
+					report_invalidations();
 			}
 			forget_writes();
 			break;
@@ -415,8 +437,9 @@ sfc_xact_callback(XactEvent event, void *arg)
 
 /* ---- where writes are seen ---- */
 
-static void
-sfc_inval_ExecutorStart(QueryDesc *queryDesc, int eflags)
+/* ExecutorStart (core_hooks.c): note the relations the statement writes. */
+void
+CacheExecutorStart(QueryDesc *queryDesc, int eflags)
 {
 	PlannedStmt *stmt = queryDesc->plannedstmt;
 
@@ -428,11 +451,6 @@ sfc_inval_ExecutorStart(QueryDesc *queryDesc, int eflags)
 		foreach(lc, stmt->resultRelations)
 			note_write(rt_fetch(lfirst_int(lc), stmt->rtable)->relid);
 	}
-
-	if (prev_ExecutorStart)
-		prev_ExecutorStart(queryDesc, eflags);
-	else
-		standard_ExecutorStart(queryDesc, eflags);
 }
 
 static Oid
@@ -510,42 +528,38 @@ note_statistics_change(VacuumStmt *stmt)
 		note_write(relid_of(lfirst_node(VacuumRelation, lc)->relation));
 }
 
-static void
-sfc_inval_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
-						 bool readOnlyTree, ProcessUtilityContext context,
-						 ParamListInfo params, QueryEnvironment *queryEnv,
-						 DestReceiver *dest, QueryCompletion *qc)
+/*
+ * ProcessUtility (core_hooks.c), before the command: note the writes it
+ * makes. COMMIT PREPARED makes another transaction's writes visible, and
+ * which relations it wrote is not known here: it is a global write in
+ * flight until CacheUtilityWritesEnd(true). Returns whether it was one.
+ */
+bool
+CacheUtilityWritesBegin(Node *stmt)
 {
-	Node	   *stmt = pstmt->utilityStmt;
-	bool		commit_prepared = IsA(stmt, TransactionStmt) &&
-		((TransactionStmt *) stmt)->kind == TRANS_STMT_COMMIT_PREPARED;
-
 	note_utility_writes(stmt);
+	if (!IsA(stmt, TransactionStmt) ||
+		((TransactionStmt *) stmt)->kind != TRANS_STMT_COMMIT_PREPARED)
+		return false;
+	pg_atomic_fetch_add_u32(&inval->global_inflight, 1);
+	pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+	return true;
+}
 
-	/*
-	 * COMMIT PREPARED makes another transaction's writes visible, and which
-	 * relations it wrote is not known here: treat it as a global write.
-	 */
-	if (commit_prepared)
-	{
-		pg_atomic_fetch_add_u32(&inval->global_inflight, 1);
-		pg_atomic_fetch_add_u64(&inval->global_gen, 1);
-	}
-	PG_TRY();
-	{
-		CallNextProcessUtility(prev_ProcessUtility, pstmt, queryString, readOnlyTree,
-								   context, params, queryEnv, dest, qc);
-	}
-	PG_FINALLY();
-	{
-		if (commit_prepared)
-		{
-			pg_atomic_fetch_add_u64(&inval->global_gen, 1);
-			pg_atomic_fetch_sub_u32(&inval->global_inflight, 1);
-		}
-	}
-	PG_END_TRY();
+/* ProcessUtility, after the command, whether it succeeded or failed. */
+void
+CacheUtilityWritesEnd(bool commit_prepared)
+{
+	if (!commit_prepared)
+		return;
+	pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+	pg_atomic_fetch_sub_u32(&inval->global_inflight, 1);
+}
 
+/* ProcessUtility, after the command succeeded. */
+void
+CacheUtilityDone(Node *stmt)
+{
 	if (IsA(stmt, VacuumStmt))
 		note_statistics_change((VacuumStmt *) stmt);
 }
@@ -591,13 +605,11 @@ changes_results(ObjectAccessType access, Oid classId)
 	}
 }
 
-static void
-sfc_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+/* The object access hook (core_hooks.c), after the previous one. */
+void
+CacheObjectAccess(ObjectAccessType access, Oid classId, Oid objectId,
 				  int subId, void *arg)
 {
-	if (prev_object_access_hook)
-		prev_object_access_hook(access, classId, objectId, subId, arg);
-
 	if (!IsTransactionState())
 		return;
 	if (classId == RelationRelationId &&
@@ -619,16 +631,4 @@ sfc_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 
 	if (changes_results(access, classId))
 		note_write_global();
-}
-
-void
-InvalInit(void)
-{
-	prev_ExecutorStart = ExecutorStart_hook;
-	ExecutorStart_hook = sfc_inval_ExecutorStart;
-	prev_ProcessUtility = ProcessUtility_hook;
-	ProcessUtility_hook = sfc_inval_ProcessUtility;
-	prev_object_access_hook = object_access_hook;
-	object_access_hook = sfc_object_access;
-	RegisterXactCallback(sfc_xact_callback, NULL);
 }

@@ -23,7 +23,7 @@
 #include "port/pg_crc32c.h"
 #include "utils/lsyscache.h"
 
-#include "sfcache.h"
+#include "cache/cache.h"
 
 /*
  * 128 bits from one 64-bit hash, a CRC-32C (hardware-assisted where the CPU

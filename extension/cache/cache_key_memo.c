@@ -26,7 +26,7 @@
 #include "nodes/parsenodes.h"
 #include "utils/memutils.h"
 
-#include "sfcache.h"
+#include "cache/cache.h"
 
 #define MEMO_ENTRIES 32			/* trees kept */
 #define SEEN_SLOTS 256			/* texts remembered as seen once */

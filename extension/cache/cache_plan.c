@@ -1,7 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * cache_plan.c
- *		The planner hook: a cacheable top-level SELECT is not planned at all.
+ *		The cache's part of the planner hook (core_hooks.c dispatches it
+ *		here): a cacheable top-level SELECT is not planned at all.
  *		It becomes a one-node plan, a custom scan that carries the analyzed
  *		query and its key; the scan looks the key up when it runs, and only
  *		on a miss plans and runs the saved query (cache_scan.c).
@@ -20,8 +21,9 @@
  * prepared statement's text, and no executor or utility statement is
  * running around it. Queries of functions, triggers (deferred ones run at
  * COMMIT, outside any executor) and PL/pgSQL expressions are planned from
- * their own strings, so depth alone is not trusted. This file also tracks
- * the statement nesting level, like pg_stat_statements.
+ * their own strings, so depth alone is not trusted (core's nesting level,
+ * core/core_nesting.c). This file keeps the text of the prepared statement
+ * a client's EXECUTE runs, from the ProcessUtility hook.
  *
  *-------------------------------------------------------------------------
  */
@@ -37,17 +39,10 @@
 #include "tcop/tcopprot.h"
 #include "tcop/utility.h"
 
-#include "cache_scan.h"
-
-int			sfc_nesting_level = 0;
+#include "cache/cache.h"
 
 /* While a client's EXECUTE runs: the text of the statement it executes. */
 static const char *client_execute_text = NULL;
-
-static planner_hook_type prev_planner_hook = NULL;
-static ExecutorRun_hook_type prev_ExecutorRun = NULL;
-static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
-static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 
 /* Copies of every relation entry of the query tree, for permission checks. */
 static bool
@@ -202,65 +197,23 @@ plan_client_select(Query *parse, const char *query_string, int cursorOptions)
 	return NULL;
 }
 
-static PlannedStmt *
-sfc_planner(Query *parse, const char *query_string, int cursorOptions,
-			ParamListInfo boundParams)
+/*
+ * The planner hook (core_hooks.c): a cache plan for a client's cacheable
+ * SELECT; NULL when the statement is to be planned as usual.
+ */
+PlannedStmt *
+CachePlanStatement(Query *parse, const char *query_string, int cursorOptions)
 {
-	if (parse->commandType == CMD_SELECT && is_client_statement(query_string))
-	{
-		PlannedStmt *plan = NULL;
+	if (parse->commandType != CMD_SELECT || !is_client_statement(query_string))
+		return NULL;
 
-		/* a client's SELECT under DECLARE, CREATE TABLE AS, COPY and such */
-		if (sfc_nesting_level > 0 || (cursorOptions & (CURSOR_OPT_SCROLL | CURSOR_OPT_HOLD)))
-			CacheStatsBypass(SFC_BYPASS_NOT_SELECT, parse->queryId);
-		else
-			plan = plan_client_select(parse, query_string, cursorOptions);
-		if (plan != NULL)
-			return plan;
-	}
-
-	if (prev_planner_hook)
-		return prev_planner_hook(parse, query_string, cursorOptions, boundParams);
-	return standard_planner(parse, query_string, cursorOptions, boundParams);
-}
-
-/* ---- nesting level ---- */
-
-static void
-sfc_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
-				bool execute_once)
-{
-	sfc_nesting_level++;
-	PG_TRY();
+	/* a client's SELECT under DECLARE, CREATE TABLE AS, COPY and such */
+	if (sfc_nesting_level > 0 || (cursorOptions & (CURSOR_OPT_SCROLL | CURSOR_OPT_HOLD)))
 	{
-		if (prev_ExecutorRun)
-			prev_ExecutorRun(queryDesc, direction, count, execute_once);
-		else
-			standard_ExecutorRun(queryDesc, direction, count, execute_once);
+		CacheStatsBypass(SFC_BYPASS_NOT_SELECT, parse->queryId);
+		return NULL;
 	}
-	PG_FINALLY();
-	{
-		sfc_nesting_level--;
-	}
-	PG_END_TRY();
-}
-
-static void
-sfc_ExecutorFinish(QueryDesc *queryDesc)
-{
-	sfc_nesting_level++;
-	PG_TRY();
-	{
-		if (prev_ExecutorFinish)
-			prev_ExecutorFinish(queryDesc);
-		else
-			standard_ExecutorFinish(queryDesc);
-	}
-	PG_FINALLY();
-	{
-		sfc_nesting_level--;
-	}
-	PG_END_TRY();
+	return plan_client_select(parse, query_string, cursorOptions);
 }
 
 /* The text of the prepared statement a client's EXECUTE (or EXPLAIN of one) runs. */
@@ -282,46 +235,23 @@ executed_statement_text(Node *stmt, ProcessUtilityContext context)
 }
 
 /*
- * Utility statements run their queries one level down, except EXPLAIN and
- * EXECUTE, whose statement is the client's own.
+ * ProcessUtility (core_hooks.c), before the command: under a client's
+ * EXECUTE (or EXPLAIN of one), the statement it runs is the client's own.
+ * Returns what CacheUtilityEnd() restores.
  */
-static void
-sfc_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
-				   bool readOnlyTree, ProcessUtilityContext context,
-				   ParamListInfo params, QueryEnvironment *queryEnv,
-				   DestReceiver *dest, QueryCompletion *qc)
+const char *
+CacheUtilityBegin(Node *stmt, ProcessUtilityContext context)
 {
-	bool		nests = !IsA(pstmt->utilityStmt, ExplainStmt) &&
-		!IsA(pstmt->utilityStmt, ExecuteStmt);
-	const char *saved_execute_text = client_execute_text;
+	const char *saved = client_execute_text;
 
-	if (nests)
-		sfc_nesting_level++;
-	else
-		client_execute_text = executed_statement_text(pstmt->utilityStmt, context);
-	PG_TRY();
-	{
-		CallNextProcessUtility(prev_ProcessUtility, pstmt, queryString, readOnlyTree,
-							   context, params, queryEnv, dest, qc);
-	}
-	PG_FINALLY();
-	{
-		if (nests)
-			sfc_nesting_level--;
-		client_execute_text = saved_execute_text;
-	}
-	PG_END_TRY();
+	if (!SfcUtilityNests(stmt))
+		client_execute_text = executed_statement_text(stmt, context);
+	return saved;
 }
 
+/* ProcessUtility, after the command, whether it succeeded or failed. */
 void
-CachePlanInit(void)
+CacheUtilityEnd(const char *saved_execute_text)
 {
-	prev_planner_hook = planner_hook;
-	planner_hook = sfc_planner;
-	prev_ExecutorRun = ExecutorRun_hook;
-	ExecutorRun_hook = sfc_ExecutorRun;
-	prev_ExecutorFinish = ExecutorFinish_hook;
-	ExecutorFinish_hook = sfc_ExecutorFinish;
-	prev_ProcessUtility = ProcessUtility_hook;
-	ProcessUtility_hook = sfc_ProcessUtility;
+	client_execute_text = saved_execute_text;
 }

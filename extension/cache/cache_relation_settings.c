@@ -42,7 +42,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
-#include "sfcache.h"
+#include "cache/cache.h"
 
 /* Columns of sfcache.relation_settings, as the install script creates it. */
 #define RS_NATTS		3

@@ -17,7 +17,7 @@
 #include "tcop/tcopprot.h"
 #include "utils/tuplestore.h"
 
-#include "cache_scan.h"
+#include "cache/cache.h"
 
 /* Move what was serialised so far into the tuplestore, and keep spilling. */
 static void
@@ -104,19 +104,6 @@ CaptureReceiverCreate(Size limit)
 	return cap;
 }
 
-static bool starting_saved_query = false;
-
-/*
- * True while the executor starts the saved query of a cached statement:
- * for other hooks (the index advice) that query is the client's statement,
- * though it runs one level down.
- */
-bool
-SfcacheStartingSavedQuery(void)
-{
-	return starting_saved_query;
-}
-
 /* Plan and run the saved query with the given parameters and snapshot. */
 void
 RunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
@@ -131,16 +118,8 @@ RunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
 	stmt = pg_plan_query(query, priv->query_string, priv->cursor_options, params);
 	qd = CreateQueryDesc(stmt, priv->query_string, snapshot, InvalidSnapshot,
 						 dest, params, NULL, 0);
-	starting_saved_query = true;
-	PG_TRY();
-	{
-		ExecutorStart(qd, 0);
-	}
-	PG_FINALLY();
-	{
-		starting_saved_query = false;
-	}
-	PG_END_TRY();
+	/* the index advice samples this plan as the client's statement */
+	SfcExecutorStartForClient(qd, 0);
 	ExecutorRun(qd, ForwardScanDirection, 0, true);
 	ExecutorFinish(qd);
 	ExecutorEnd(qd);

@@ -22,7 +22,7 @@
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 
-#include "cache_scan.h"
+#include "cache/cache.h"
 
 typedef struct SfcScanState
 {
@@ -165,7 +165,7 @@ run_as_leader(SfcScanState *state, CacheKey key)
 	{
 		storable = GenSnapshotTake(state->priv.relids, &gens);
 		PushActiveSnapshot(GetTransactionSnapshot());
-		TestHoldOnAdvisoryLock(sfc_test_hold_leader_lock);
+		SfcTestHoldOnAdvisoryLock(sfc_test_hold_leader_lock);
 		RunSavedQuery(&state->priv, estate->es_param_list_info,
 					  GetActiveSnapshot(), (DestReceiver *) cap);
 		PopActiveSnapshot();

@@ -31,7 +31,7 @@
 #include "storage/ipc.h"
 #include "utils/timestamp.h"
 
-#include "cache_store.h"
+#include "cache/cache.h"
 
 /* The entry this backend leads, if any, for clean-up on error or exit. */
 static CacheEntry *leading = NULL;
@@ -217,7 +217,7 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 
 	PG_TRY();
 	{
-		TestHoldOnAdvisoryLock(sfc_test_hold_follower_lock);
+		SfcTestHoldOnAdvisoryLock(sfc_test_hold_follower_lock);
 		ConditionVariablePrepareToSleep(&e->cv);
 		for (;;)
 		{

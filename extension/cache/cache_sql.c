@@ -21,7 +21,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
-#include "sfcache.h"
+#include "cache/cache.h"
 
 PG_FUNCTION_INFO_V1(sfcache_flush_0_1);
 PG_FUNCTION_INFO_V1(sfcache_invalidate_0_1);

@@ -36,7 +36,7 @@
 #include "utils/hsearch.h"
 #include "utils/timestamp.h"
 
-#include "cache_store.h"
+#include "cache/cache.h"
 
 #define SHAPE_PARTITIONS 16
 #define SHAPE_TEXT_LEN 256
@@ -106,10 +106,10 @@ BypassReasonName(SfcBypass why)
 	return bypass_names[why];
 }
 
-Size
-CacheStatsShmemSize(void)
+/* Pure: the counters and the per-statement hash table. */
+static Size
+stats_shmem_size(void)
 {
-	RequestNamedLWLockTranche("sfcache statements", SHAPE_PARTITIONS);
 	return add_size(MAXALIGN(sizeof(StatsShared)),
 					hash_estimate_size(sfc_max_statements, sizeof(Shape)));
 }
@@ -123,8 +123,8 @@ shape_hash(const void *key, Size keysize)
 }
 
 /* Caller must hold AddinShmemInitLock. */
-void
-CacheStatsShmemInit(void)
+static void
+stats_shmem_init(void)
 {
 	HASHCTL		info;
 	bool		found;
@@ -149,6 +149,11 @@ CacheStatsShmemInit(void)
 	shapes = ShmemInitHash("sfcache statements", sfc_max_statements, sfc_max_statements,
 						   &info, HASH_ELEM | HASH_FUNCTION | HASH_PARTITION | HASH_FIXED_SIZE);
 }
+
+/* The statistics' part of shared memory, with one lock per partition. */
+const SfcShmemPart CacheStatsShmemPart = {
+	"sfcache statements", SHAPE_PARTITIONS, stats_shmem_size, stats_shmem_init
+};
 
 static ShapeKey
 shape_key(uint64 queryid)

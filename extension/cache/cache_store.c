@@ -27,7 +27,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "cache_store.h"
+#include "cache/cache.h"
 
 #define SFC_PARTITIONS 32		/* a power of two */
 #define SFC_EVICT_ROUNDS 2		/* sweeps of the clock before giving up */
@@ -76,15 +76,15 @@ keymap_hash(const void *key, Size keysize)
 	return (uint32) ((const CacheKey *) key)->lo;
 }
 
-Size
-CacheStoreShmemSize(void)
+/* Pure: the space of the store, the entries and the results' DSA area. */
+static Size
+store_shmem_size(void)
 {
 	Size		size = MAXALIGN(sizeof(StoreShared));
 
 	size = add_size(size, mul_size(sfc_max_entries, sizeof(CacheEntry)));
 	size = add_size(size, hash_estimate_size(sfc_max_entries, sizeof(KeyMapEntry)));
 	size = add_size(size, dsa_place_size());
-	RequestNamedLWLockTranche("sfcache", SFC_PARTITIONS);
 	return size;
 }
 
@@ -105,8 +105,8 @@ init_entries(void)
 }
 
 /* Caller must hold AddinShmemInitLock. */
-void
-CacheStoreShmemInit(void)
+static void
+store_shmem_init(void)
 {
 	HASHCTL		info;
 	bool		found;
@@ -143,6 +143,11 @@ CacheStoreShmemInit(void)
 	keymap = ShmemInitHash("sfcache keys", sfc_max_entries, sfc_max_entries, &info,
 						   HASH_ELEM | HASH_FUNCTION | HASH_PARTITION | HASH_FIXED_SIZE);
 }
+
+/* The store's part of shared memory, with one lock per partition. */
+const SfcShmemPart CacheStoreShmemPart = {
+	"sfcache", SFC_PARTITIONS, store_shmem_size, store_shmem_init
+};
 
 static dsa_area *
 store_area(void)

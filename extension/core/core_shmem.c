@@ -1,12 +1,15 @@
 /*-------------------------------------------------------------------------
  *
- * shmem.c
- *		Owns sfcache's fixed shared memory: asks for it from
- *		shmem_request_hook and creates it from shmem_startup_hook.
+ * core_shmem.c
+ *		Owns sfcache's fixed shared memory: a registry of the parts each
+ *		subsystem contributes ({tranche, size, init}), one request of all
+ *		of them (from shmem_request_hook, which core_hooks.c owns) and one
+ *		AddinShmemInitLock section that initialises them (from
+ *		shmem_startup_hook), in the order they were registered: the order
+ *		of the Init calls in _PG_init.
  *
- * Each subsystem that needs shared state adds its size and its
- * initialisation here, so that there is exactly one request and one
- * AddinShmemInitLock section for the whole module.
+ * As pg_stat_statements' pgss_memsize, a part's size() is pure: this file
+ * alone requests space and LWLock tranches.
  *
  *-------------------------------------------------------------------------
  */
@@ -18,71 +21,73 @@
 #include "storage/shmem.h"
 #include "utils/timestamp.h"
 
-#include "sfcache.h"
-#include "advice.h"
+#include "core/core.h"
+
+#define SFC_MAX_SHMEM_PARTS 8
 
 /* The module-wide header at the start of sfcache's shared memory. */
-typedef struct SfcacheShared
+typedef struct SfcShared
 {
 	TimestampTz started_at;		/* when shared memory was (re)initialised */
 	char		version[16];	/* library version that created it */
-} SfcacheShared;
+} SfcShared;
 
-static SfcacheShared *sfc_shared = NULL;
+static SfcShared *sfc_shared = NULL;
 
-static shmem_request_hook_type prev_shmem_request_hook = NULL;
-static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+static const SfcShmemPart *shmem_parts[SFC_MAX_SHMEM_PARTS];
+static int	shmem_nparts = 0;
 
-static void sfc_shmem_request(void);
-static void sfc_shmem_startup(void);
-
+/* Add a subsystem's part; from _PG_init only. part must outlive the process. */
 void
-SfcacheShmemInit(void)
+SfcShmemRegister(const SfcShmemPart *part)
 {
-	prev_shmem_request_hook = shmem_request_hook;
-	shmem_request_hook = sfc_shmem_request;
-	prev_shmem_startup_hook = shmem_startup_hook;
-	shmem_startup_hook = sfc_shmem_startup;
+	if (shmem_nparts >= SFC_MAX_SHMEM_PARTS)
+		elog(ERROR, "too many sfcache shared memory parts");
+	shmem_parts[shmem_nparts++] = part;
 }
 
-static void
-sfc_shmem_request(void)
+/* Request the space and locks of every part; from shmem_request_hook. */
+void
+SfcShmemRequest(void)
 {
-	if (prev_shmem_request_hook)
-		prev_shmem_request_hook();
-
-	RequestAddinShmemSpace(MAXALIGN(sizeof(SfcacheShared)));
-	RequestAddinShmemSpace(InvalShmemSize());
-	RequestAddinShmemSpace(CacheStoreShmemSize());
-	RequestAddinShmemSpace(CacheStatsShmemSize());
-	AdviceShmemRequest();
+	RequestAddinShmemSpace(MAXALIGN(sizeof(SfcShared)));
+	for (int i = 0; i < shmem_nparts; i++)
+	{
+		RequestAddinShmemSpace(shmem_parts[i]->size());
+		if (shmem_parts[i]->tranche != NULL)
+			RequestNamedLWLockTranche(shmem_parts[i]->tranche,
+									  shmem_parts[i]->nlocks);
+	}
 }
 
+/* Caller must hold AddinShmemInitLock. */
 static void
-sfc_shmem_startup(void)
+sfc_shared_init(void)
 {
 	bool		found;
 
-	if (prev_shmem_startup_hook)
-		prev_shmem_startup_hook();
-
-	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	sfc_shared = ShmemInitStruct("sfcache", sizeof(SfcacheShared), &found);
+	sfc_shared = ShmemInitStruct("sfcache", sizeof(SfcShared), &found);
 	if (!found)
 	{
 		sfc_shared->started_at = GetCurrentTimestamp();
 		strlcpy(sfc_shared->version, SFCACHE_VERSION, sizeof(sfc_shared->version));
 	}
-	InvalShmemInit();
-	CacheStoreShmemInit();
-	CacheStatsShmemInit();
-	AdviceShmemStartup();
+}
+
+/* Find or create every part; from shmem_startup_hook. */
+void
+SfcShmemStartup(void)
+{
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	sfc_shared_init();
+	for (int i = 0; i < shmem_nparts; i++)
+		shmem_parts[i]->init();
 	LWLockRelease(AddinShmemInitLock);
 }
 
 /* When the current shared memory was created: at server start or after a crash. */
 TimestampTz
-SfcacheSharedStartedAt(void)
+SfcSharedStartedAt(void)
 {
 	return sfc_shared ? sfc_shared->started_at : 0;
 }

@@ -12,11 +12,11 @@
 #include "miscadmin.h"
 #include "storage/lock.h"
 
-#include "sfcache.h"
+#include "core/core.h"
 
 /* Wait until the advisory lock pg_advisory_lock(key) is free; 0 is a no-op. */
 void
-TestHoldOnAdvisoryLock(int key)
+SfcTestHoldOnAdvisoryLock(int key)
 {
 	LOCKTAG		tag;
 

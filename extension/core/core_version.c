@@ -12,7 +12,7 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "sfcache.h"
+#include "core/core.h"
 
 PG_FUNCTION_INFO_V1(sfcache_version_0_1);
 PG_FUNCTION_INFO_V1(sfcache_started_at_0_1);
@@ -28,5 +28,5 @@ sfcache_version_0_1(PG_FUNCTION_ARGS)
 Datum
 sfcache_started_at_0_1(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_TIMESTAMPTZ(SfcacheSharedStartedAt());
+	PG_RETURN_TIMESTAMPTZ(SfcSharedStartedAt());
 }

@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * sfcache.c
- *		Module entry point: refuses to load unless preloaded, reserves the
- *		"sfcache." GUC prefix and lets each subsystem install its GUCs,
- *		hooks and shared memory; and the call to the next utility hook
- *		that every subsystem's hook ends with.
+ *		Module entry point: refuses to load unless preloaded, lets each
+ *		subsystem define its settings, shared memory parts and callbacks
+ *		(its Init), installs the hooks that dispatch to them
+ *		(core_hooks.c) and reserves the "sfcache." settings prefix.
  *
  *-------------------------------------------------------------------------
  */
@@ -12,14 +12,15 @@
 
 #include "fmgr.h"
 #include "miscadmin.h"
-#include "utils/queryjumble.h"
 #include "utils/guc.h"
 
-#include "sfcache.h"
+#include "core/core.h"
+#include "advice/advice.h"
+#include "cache/cache.h"
 
 PG_MODULE_MAGIC;
 
-void		_PG_init(void);
+extern PGDLLEXPORT void _PG_init(void);
 
 void
 _PG_init(void)
@@ -34,33 +35,14 @@ _PG_init(void)
 				 errmsg("sfcache must be loaded via \"shared_preload_libraries\""),
 				 errhint("Add sfcache to the \"shared_preload_libraries\" setting in postgresql.conf and restart the server.")));
 
-	CacheGucInit();
-	SfcacheShmemInit();
-	InvalInit();
-	CachePlanInit();
-	CacheExplainInit();
-	CacheScanInit();
-	RelationSettingsInit();
-	EnableQueryId();
+	/*
+	 * The cache registers its shared memory parts before the advice's: that
+	 * is the order they are initialised in. The hypothetical indexes
+	 * (whatif/) have no settings nor shared state: only hooks.
+	 */
+	CacheInit();
 	AdviceInit();
+	SfcHooksInit();
 
 	MarkGUCPrefixReserved("sfcache");
-}
-
-/*
- * The next ProcessUtility in the chain: the hook installed before ours, or
- * PostgreSQL's own. Every file with a utility hook ends with this call.
- */
-void
-CallNextProcessUtility(ProcessUtility_hook_type prev, PlannedStmt *pstmt,
-					   const char *queryString, bool readOnlyTree,
-					   ProcessUtilityContext context, ParamListInfo params,
-					   QueryEnvironment *queryEnv, DestReceiver *dest,
-					   QueryCompletion *qc)
-{
-	if (prev)
-		prev(pstmt, queryString, readOnlyTree, context, params, queryEnv, dest, qc);
-	else
-		standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
-								params, queryEnv, dest, qc);
 }

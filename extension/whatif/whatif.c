@@ -1,10 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * whatif.c
- *		Owns the hypothetical indexes of this backend and the two hooks
- *		that show them to the planner and to EXPLAIN:
- *		get_relation_info_hook and explain_get_index_name_hook, plus a
- *		ProcessUtility_hook that notices a plain EXPLAIN.
+ *		Owns the hypothetical indexes of this backend and its parts of the
+ *		hooks core_hooks.c dispatches: get_relation_info and
+ *		explain_get_index_name show them to the planner and to EXPLAIN,
+ *		ProcessUtility notices a plain EXPLAIN.
  *
  * Hypothetical indexes are offered to the planner in exactly two
  * situations, so that no executed plan can ever refer to one:
@@ -29,57 +29,33 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "sfcache.h"
-#include "whatif.h"
+#include "whatif/whatif.h"
 
-static List *whatif_session = NIL; /* HypoIndex *, in TopMemoryContext */
+static List *whatif_session = NIL; /* WhatifIndex *, in TopMemoryContext */
 static List *whatif_active = NIL;	/* offered inside WhatifPlan() */
 static bool whatif_planning = false;
 static int	whatif_explain_depth = 0;
 
-static get_relation_info_hook_type prev_get_relation_info_hook = NULL;
-static explain_get_index_name_hook_type prev_explain_get_index_name_hook = NULL;
-static ProcessUtility_hook_type prev_ProcessUtility = NULL;
-
-static void whatif_get_relation_info(PlannerInfo *root, Oid relid,
-									 bool inhparent, RelOptInfo *rel);
-static const char *whatif_explain_index_name(Oid indexid);
-static void whatif_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
-								  bool readOnlyTree, ProcessUtilityContext context,
-								  ParamListInfo params, QueryEnvironment *queryEnv,
-								  DestReceiver *dest, QueryCompletion *qc);
-
-void
-WhatifInit(void)
-{
-	prev_get_relation_info_hook = get_relation_info_hook;
-	get_relation_info_hook = whatif_get_relation_info;
-	prev_explain_get_index_name_hook = explain_get_index_name_hook;
-	explain_get_index_name_hook = whatif_explain_index_name;
-	prev_ProcessUtility = ProcessUtility_hook;
-	ProcessUtility_hook = whatif_ProcessUtility;
-}
-
 /* The planner's target list of the index columns (plancat.c's build_index_tlist). */
 static List *
-whatif_index_tlist(IndexOptInfo *info, const HypoIndex *hypo)
+whatif_index_tlist(IndexOptInfo *info, const WhatifIndex *windex)
 {
 	ListCell   *expr_cell = list_head(info->indexprs);
 	List	   *tlist = NIL;
 	int			i;
 
-	for (i = 0; i < hypo->ncolumns; i++)
+	for (i = 0; i < windex->ncolumns; i++)
 	{
 		Expr	   *expr;
 
-		if (hypo->indexkeys[i] != 0)
+		if (windex->indexkeys[i] != 0)
 		{
 			Oid			type;
 			int32		typmod;
 			Oid			coll;
 
-			get_atttypetypmodcoll(hypo->relid, hypo->indexkeys[i], &type, &typmod, &coll);
-			expr = (Expr *) makeVar(info->rel->relid, hypo->indexkeys[i],
+			get_atttypetypmodcoll(windex->relid, windex->indexkeys[i], &type, &typmod, &coll);
+			expr = (Expr *) makeVar(info->rel->relid, windex->indexkeys[i],
 									type, typmod, coll, 0);
 		}
 		else
@@ -92,12 +68,12 @@ whatif_index_tlist(IndexOptInfo *info, const HypoIndex *hypo)
 	return tlist;
 }
 
-/* Copy the per-column arrays of hypo into info. */
+/* Copy the per-column arrays of windex into info. */
 static void
-whatif_index_columns(IndexOptInfo *info, const HypoIndex *hypo, bool canorder,
+whatif_index_columns(IndexOptInfo *info, const WhatifIndex *windex, bool canorder,
 					 bool canreturn)
 {
-	int			n = hypo->ncolumns;
+	int			n = windex->ncolumns;
 	int			i;
 
 	info->ncolumns = info->nkeycolumns = n;
@@ -112,42 +88,42 @@ whatif_index_columns(IndexOptInfo *info, const HypoIndex *hypo, bool canorder,
 	info->nulls_first = canorder ? palloc(sizeof(bool) * n) : NULL;
 	for (i = 0; i < n; i++)
 	{
-		info->indexkeys[i] = hypo->indexkeys[i];
-		info->indexcollations[i] = hypo->collations[i];
-		info->opfamily[i] = hypo->opfamily[i];
-		info->opcintype[i] = hypo->opcintype[i];
+		info->indexkeys[i] = windex->indexkeys[i];
+		info->indexcollations[i] = windex->collations[i];
+		info->opfamily[i] = windex->opfamily[i];
+		info->opcintype[i] = windex->opcintype[i];
 		info->canreturn[i] = canreturn;
 		if (canorder)
 		{
-			info->reverse_sort[i] = hypo->reverse_sort[i];
-			info->nulls_first[i] = hypo->nulls_first[i];
+			info->reverse_sort[i] = windex->reverse_sort[i];
+			info->nulls_first[i] = windex->nulls_first[i];
 		}
 	}
 	/* only btree can order; its opfamilies are the sort opfamilies */
 	info->sortopfamily = canorder ? info->opfamily : NULL;
 }
 
-/* An IndexOptInfo for hypo on rel, as get_relation_info() would build it. */
+/* An IndexOptInfo for windex on rel, as get_relation_info() would build it. */
 static IndexOptInfo *
-whatif_index_info(PlannerInfo *root, RelOptInfo *rel, HypoIndex *hypo)
+whatif_index_info(PlannerInfo *root, RelOptInfo *rel, WhatifIndex *windex)
 {
 	IndexOptInfo *info = makeNode(IndexOptInfo);
-	IndexAmRoutine *am = GetIndexAmRoutineByAmId(hypo->amoid, false);
+	IndexAmRoutine *am = GetIndexAmRoutineByAmId(windex->amoid, false);
 
-	info->indexoid = hypo->oid;
+	info->indexoid = windex->oid;
 	info->reltablespace = rel->reltablespace;
 	info->rel = rel;
-	info->relam = hypo->amoid;
-	whatif_index_columns(info, hypo, am->amcanorder, am->amcanreturn != NULL);
-	info->indexprs = copyObject(hypo->indexprs);
-	info->indpred = copyObject(hypo->indpred);
+	info->relam = windex->amoid;
+	whatif_index_columns(info, windex, am->amcanorder, am->amcanreturn != NULL);
+	info->indexprs = copyObject(windex->indexprs);
+	info->indpred = copyObject(windex->indpred);
 	if (rel->relid != 1)
 	{
 		ChangeVarNodes((Node *) info->indexprs, 1, rel->relid, 0);
 		ChangeVarNodes((Node *) info->indpred, 1, rel->relid, 0);
 	}
-	info->indextlist = whatif_index_tlist(info, hypo);
-	info->unique = hypo->unique;
+	info->indextlist = whatif_index_tlist(info, windex);
+	info->unique = windex->unique;
 	info->immediate = true;
 	info->hypothetical = true;
 	info->amcanorderbyop = am->amcanorderbyop;
@@ -159,10 +135,10 @@ whatif_index_info(PlannerInfo *root, RelOptInfo *rel, HypoIndex *hypo)
 	info->amcanparallel = am->amcanparallel;
 	info->amcanmarkpos = (am->ammarkpos != NULL && am->amrestrpos != NULL);
 	info->amcostestimate = am->amcostestimate;
-	WhatifEstimateSize(hypo, root, rel);
-	info->pages = hypo->pages;
-	info->tuples = hypo->tuples;
-	info->tree_height = hypo->tree_height;
+	WhatifEstimateSize(windex, root, rel);
+	info->pages = windex->pages;
+	info->tuples = windex->tuples;
+	info->tree_height = windex->tree_height;
 	return info;
 }
 
@@ -177,50 +153,46 @@ whatif_offered(void)
 	return NIL;
 }
 
-static void
-whatif_get_relation_info(PlannerInfo *root, Oid relid, bool inhparent,
-						 RelOptInfo *rel)
+/* get_relation_info (core_hooks.c), after the previous hook. */
+void
+WhatifGetRelationInfo(PlannerInfo *root, Oid relid, bool inhparent,
+					  RelOptInfo *rel)
 {
 	ListCell   *lc;
 
-	if (prev_get_relation_info_hook)
-		prev_get_relation_info_hook(root, relid, inhparent, rel);
 	if (inhparent)
 		return;
 	foreach(lc, whatif_offered())
 	{
-		HypoIndex  *hypo = lfirst(lc);
+		WhatifIndex *windex = lfirst(lc);
 
-		if (hypo->relid == relid)
-			rel->indexlist = lcons(whatif_index_info(root, rel, hypo), rel->indexlist);
+		if (windex->relid == relid)
+			rel->indexlist = lcons(whatif_index_info(root, rel, windex), rel->indexlist);
 	}
 }
 
-static HypoIndex *
+static WhatifIndex *
 whatif_find(List *indexes, Oid indexid)
 {
 	ListCell   *lc;
 
 	foreach(lc, indexes)
 	{
-		HypoIndex  *hypo = lfirst(lc);
+		WhatifIndex *windex = lfirst(lc);
 
-		if (hypo->oid == indexid)
-			return hypo;
+		if (windex->oid == indexid)
+			return windex;
 	}
 	return NULL;
 }
 
-static const char *
-whatif_explain_index_name(Oid indexid)
+/* explain_get_index_name (core_hooks.c): NULL when not one of ours. */
+const char *
+WhatifExplainIndexName(Oid indexid)
 {
-	HypoIndex  *hypo = whatif_find(whatif_offered(), indexid);
+	WhatifIndex *windex = whatif_find(whatif_offered(), indexid);
 
-	if (hypo != NULL)
-		return hypo->name;
-	if (prev_explain_get_index_name_hook)
-		return prev_explain_get_index_name_hook(indexid);
-	return NULL;
+	return windex != NULL ? windex->name : NULL;
 }
 
 /* Is this EXPLAIN without ANALYZE, of something else than EXECUTE? */
@@ -245,28 +217,26 @@ whatif_is_plain_explain(Node *stmt)
 	return true;
 }
 
-static void
-whatif_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
-					  bool readOnlyTree, ProcessUtilityContext context,
-					  ParamListInfo params, QueryEnvironment *queryEnv,
-					  DestReceiver *dest, QueryCompletion *qc)
+/*
+ * ProcessUtility (core_hooks.c), before the command: while a plain EXPLAIN
+ * runs, the session's hypothetical indexes are offered. Returns whether
+ * this is one, for WhatifUtilityEnd().
+ */
+bool
+WhatifUtilityBegin(Node *stmt)
 {
-	bool		plain_explain = whatif_session != NIL &&
-		whatif_is_plain_explain(pstmt->utilityStmt);
+	if (whatif_session == NIL || !whatif_is_plain_explain(stmt))
+		return false;
+	whatif_explain_depth++;
+	return true;
+}
 
+/* ProcessUtility, after the command, whether it succeeded or failed. */
+void
+WhatifUtilityEnd(bool plain_explain)
+{
 	if (plain_explain)
-		whatif_explain_depth++;
-	PG_TRY();
-	{
-		CallNextProcessUtility(prev_ProcessUtility, pstmt, queryString, readOnlyTree,
-								   context, params, queryEnv, dest, qc);
-	}
-	PG_FINALLY();
-	{
-		if (plain_explain)
-			whatif_explain_depth--;
-	}
-	PG_END_TRY();
+		whatif_explain_depth--;
 }
 
 /*
@@ -296,16 +266,16 @@ WhatifPlan(Query *query, const char *sql, List *indexes)
 	return plan;
 }
 
-/* Keep hypo for the rest of the session (shown by plain EXPLAIN). */
+/* Keep windex for the rest of the session (shown by plain EXPLAIN). */
 void
-WhatifAddSessionIndex(HypoIndex *hypo)
+WhatifAddSessionIndex(WhatifIndex *windex)
 {
 	MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
-	HypoIndex  *copy = palloc(sizeof(HypoIndex));
+	WhatifIndex *copy = palloc(sizeof(WhatifIndex));
 
-	memcpy(copy, hypo, sizeof(HypoIndex));
-	copy->indexprs = copyObject(hypo->indexprs);
-	copy->indpred = copyObject(hypo->indpred);
+	memcpy(copy, windex, sizeof(WhatifIndex));
+	copy->indexprs = copyObject(windex->indexprs);
+	copy->indpred = copyObject(windex->indpred);
 	whatif_session = lappend(whatif_session, copy);
 	MemoryContextSwitchTo(old);
 }

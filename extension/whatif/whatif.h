@@ -1,7 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * whatif.h
- *		Hypothetical indexes: what the files whatif*.c share.
+ *		The interface of extension/whatif, the hypothetical indexes: the
+ *		entry points core_hooks.c calls, what the index advice uses, and
+ *		what the files whatif*.c share. It depends on core only.
  *
  * A hypothetical index lives in backend-local memory only.  It is added to
  * a relation's index list by get_relation_info_hook while sfcache plans a
@@ -18,8 +20,10 @@
 #include "nodes/pathnodes.h"
 #include "nodes/plannodes.h"
 
+#include "core/core.h"
+
 /* One hypothetical index, as parsed from its CREATE INDEX statement. */
-typedef struct HypoIndex
+typedef struct WhatifIndex
 {
 	Oid			oid;			/* an OID no relation uses */
 	char		name[NAMEDATALEN];
@@ -39,21 +43,27 @@ typedef struct HypoIndex
 	BlockNumber pages;
 	double		tuples;
 	int			tree_height;
-} HypoIndex;
+} WhatifIndex;
 
 /* whatif_ddl.c */
-extern HypoIndex *WhatifParseIndexDdl(const char *ddl);
+extern WhatifIndex *WhatifParseIndexDdl(const char *ddl);
 
 /* whatif_size.c */
-extern void WhatifEstimateSize(HypoIndex *hypo, PlannerInfo *root,
+extern void WhatifEstimateSize(WhatifIndex *windex, PlannerInfo *root,
 							   RelOptInfo *rel);
-extern void WhatifEstimateSizeFromCatalog(HypoIndex *hypo);
-extern int64 WhatifSizeBytes(const HypoIndex *hypo);
+extern void WhatifEstimateSizeFromCatalog(WhatifIndex *windex);
+extern int64 WhatifSizeBytes(const WhatifIndex *windex);
+
+/* whatif.c: the hooks' entry points (core_hooks.c) */
+extern void WhatifGetRelationInfo(PlannerInfo *root, Oid relid, bool inhparent,
+								  RelOptInfo *rel);
+extern const char *WhatifExplainIndexName(Oid indexid);
+extern bool WhatifUtilityBegin(Node *stmt);
+extern void WhatifUtilityEnd(bool plain_explain);
 
 /* whatif.c */
-extern void WhatifInit(void);
 extern PlannedStmt *WhatifPlan(Query *query, const char *sql, List *indexes);
-extern void WhatifAddSessionIndex(HypoIndex *hypo);
+extern void WhatifAddSessionIndex(WhatifIndex *windex);
 extern List *WhatifSessionIndexes(void);
 extern void WhatifResetSession(void);
 
@@ -65,7 +75,7 @@ extern void WhatifWalkPlan(PlannedStmt *stmt, WhatifPlanVisitor visit,
 						   void *arg);
 extern List *WhatifUsedIndexes(PlannedStmt *stmt, List *indexes);
 extern void WhatifCheckSelectPrivileges(Query *query);
-extern void WhatifCheckIndexPrivileges(const HypoIndex *hypo);
+extern void WhatifCheckIndexPrivileges(const WhatifIndex *windex);
 extern void WhatifUseSearchPath(const char *search_path, int *nestlevel);
 extern void WhatifErrorPositionPush(ErrorContextCallback *cb, const char *text);
 extern void WhatifErrorPositionPop(ErrorContextCallback *cb);

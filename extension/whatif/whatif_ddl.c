@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * whatif_ddl.c
- *		Turns one CREATE INDEX statement into a HypoIndex, with
+ *		Turns one CREATE INDEX statement into a WhatifIndex, with
  *		PostgreSQL's own parser (raw_parser, transformIndexStmt) and its
  *		own operator class resolution: never by hand.
  *
@@ -29,13 +29,13 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "whatif.h"
+#include "whatif/whatif.h"
 
-static int	hypo_counter = 0;
+static int	whatif_counter = 0;
 
 /* The single IndexStmt that ddl holds, or a clear error. */
 static IndexStmt *
-hypo_raw_index_stmt(const char *ddl)
+whatif_raw_index_stmt(const char *ddl)
 {
 	List	   *raw = raw_parser(ddl, RAW_PARSE_DEFAULT);
 	Node	   *stmt;
@@ -57,7 +57,7 @@ hypo_raw_index_stmt(const char *ddl)
 
 /* Lock and check the indexed table; return its OID. */
 static Oid
-hypo_table(IndexStmt *stmt)
+whatif_table(IndexStmt *stmt)
 {
 	Oid			relid = RangeVarGetRelid(stmt->relation, AccessShareLock, false);
 	char		relkind = get_rel_relkind(relid);
@@ -73,7 +73,7 @@ hypo_table(IndexStmt *stmt)
 
 /* The access method: only btree and gin are costed by sfcache. */
 static Oid
-hypo_access_method(IndexStmt *stmt)
+whatif_access_method(IndexStmt *stmt)
 {
 	Oid			amoid = get_index_am_oid(stmt->accessMethod, false);
 
@@ -90,9 +90,9 @@ hypo_access_method(IndexStmt *stmt)
 	return amoid;
 }
 
-/* Fill key column i of hypo from one transformed IndexElem. */
+/* Fill key column i of windex from one transformed IndexElem. */
 static void
-hypo_key_column(HypoIndex *hypo, int i, IndexElem *elem, const char *amname)
+whatif_key_column(WhatifIndex *windex, int i, IndexElem *elem, const char *amname)
 {
 	Oid			keytype;
 	Oid			keycoll;
@@ -100,7 +100,7 @@ hypo_key_column(HypoIndex *hypo, int i, IndexElem *elem, const char *amname)
 
 	if (elem->name != NULL)
 	{
-		AttrNumber	attnum = get_attnum(hypo->relid, elem->name);
+		AttrNumber	attnum = get_attnum(windex->relid, elem->name);
 		int32		typmod;
 
 		if (attnum == InvalidAttrNumber)
@@ -111,8 +111,8 @@ hypo_key_column(HypoIndex *hypo, int i, IndexElem *elem, const char *amname)
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 					 errmsg("index creation on system columns is not supported")));
-		hypo->indexkeys[i] = attnum;
-		get_atttypetypmodcoll(hypo->relid, attnum, &keytype, &typmod, &keycoll);
+		windex->indexkeys[i] = attnum;
+		get_atttypetypmodcoll(windex->relid, attnum, &keytype, &typmod, &keycoll);
 	}
 	else
 	{
@@ -124,25 +124,25 @@ hypo_key_column(HypoIndex *hypo, int i, IndexElem *elem, const char *amname)
 					(errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
 					 errmsg("functions in index expression must be marked IMMUTABLE")));
 		if (IsA(expr, Var) && ((Var *) expr)->varattno > 0)
-			hypo->indexkeys[i] = ((Var *) expr)->varattno;
+			windex->indexkeys[i] = ((Var *) expr)->varattno;
 		else
 		{
-			hypo->indexkeys[i] = 0;
-			hypo->indexprs = lappend(hypo->indexprs, expr);
+			windex->indexkeys[i] = 0;
+			windex->indexprs = lappend(windex->indexprs, expr);
 		}
 		keytype = exprType(expr);
 		keycoll = exprCollation(expr);
 	}
 	if (elem->collation != NIL)
 		keycoll = get_collation_oid(elem->collation, false);
-	hypo->collations[i] = keycoll;
-	opclass = ResolveOpClass(elem->opclass, keytype, amname, hypo->amoid);
-	hypo->opfamily[i] = get_opclass_family(opclass);
-	hypo->opcintype[i] = get_opclass_input_type(opclass);
-	hypo->reverse_sort[i] = (elem->ordering == SORTBY_DESC);
-	hypo->nulls_first[i] = elem->nulls_ordering == SORTBY_NULLS_DEFAULT ?
-		hypo->reverse_sort[i] : elem->nulls_ordering == SORTBY_NULLS_FIRST;
-	if (hypo->amoid != BTREE_AM_OID &&
+	windex->collations[i] = keycoll;
+	opclass = ResolveOpClass(elem->opclass, keytype, amname, windex->amoid);
+	windex->opfamily[i] = get_opclass_family(opclass);
+	windex->opcintype[i] = get_opclass_input_type(opclass);
+	windex->reverse_sort[i] = (elem->ordering == SORTBY_DESC);
+	windex->nulls_first[i] = elem->nulls_ordering == SORTBY_NULLS_DEFAULT ?
+		windex->reverse_sort[i] : elem->nulls_ordering == SORTBY_NULLS_FIRST;
+	if (windex->amoid != BTREE_AM_OID &&
 		(elem->ordering != SORTBY_DEFAULT || elem->nulls_ordering != SORTBY_NULLS_DEFAULT))
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -151,7 +151,7 @@ hypo_key_column(HypoIndex *hypo, int i, IndexElem *elem, const char *amname)
 
 /* The WHERE clause of a partial index, in the planner's implicit-AND form. */
 static List *
-hypo_predicate(Node *where)
+whatif_predicate(Node *where)
 {
 	Node	   *pred;
 
@@ -169,7 +169,7 @@ hypo_predicate(Node *where)
 
 /* A fresh OID that no relation has: the planner and EXPLAIN key on it. */
 static Oid
-hypo_new_oid(void)
+whatif_new_oid(void)
 {
 	Relation	pg_class = table_open(RelationRelationId, AccessShareLock);
 	Oid			oid = GetNewOidWithIndex(pg_class, ClassOidIndexId,
@@ -180,40 +180,40 @@ hypo_new_oid(void)
 }
 
 /*
- * Parse ddl (CREATE INDEX ...) into a HypoIndex allocated in the current
+ * Parse ddl (CREATE INDEX ...) into a WhatifIndex allocated in the current
  * memory context.  Errors name what is wrong: not CREATE INDEX, no such
  * table or column, unsupported access method or options.
  */
-HypoIndex *
+WhatifIndex *
 WhatifParseIndexDdl(const char *ddl)
 {
 	ErrorContextCallback cb;
 	IndexStmt  *stmt;
-	HypoIndex  *hypo = palloc0(sizeof(HypoIndex));
+	WhatifIndex *windex = palloc0(sizeof(WhatifIndex));
 	ListCell   *lc;
 	int			i = 0;
 
 	WhatifErrorPositionPush(&cb, ddl);
-	stmt = hypo_raw_index_stmt(ddl);
-	hypo->relid = hypo_table(stmt);
-	hypo->amoid = hypo_access_method(stmt);
-	stmt = transformIndexStmt(hypo->relid, stmt, ddl);
-	hypo->ncolumns = list_length(stmt->indexParams);
-	if (hypo->ncolumns > INDEX_MAX_KEYS)
+	stmt = whatif_raw_index_stmt(ddl);
+	windex->relid = whatif_table(stmt);
+	windex->amoid = whatif_access_method(stmt);
+	stmt = transformIndexStmt(windex->relid, stmt, ddl);
+	windex->ncolumns = list_length(stmt->indexParams);
+	if (windex->ncolumns > INDEX_MAX_KEYS)
 		ereport(ERROR,
 				(errcode(ERRCODE_TOO_MANY_COLUMNS),
 				 errmsg("cannot use more than %d columns in an index", INDEX_MAX_KEYS)));
 	foreach(lc, stmt->indexParams)
-		hypo_key_column(hypo, i++, lfirst_node(IndexElem, lc), stmt->accessMethod);
-	hypo->indpred = hypo_predicate(stmt->whereClause);
-	hypo->unique = stmt->unique;
+		whatif_key_column(windex, i++, lfirst_node(IndexElem, lc), stmt->accessMethod);
+	windex->indpred = whatif_predicate(stmt->whereClause);
+	windex->unique = stmt->unique;
 	if (stmt->idxname != NULL)
-		strlcpy(hypo->name, stmt->idxname, NAMEDATALEN);
+		strlcpy(windex->name, stmt->idxname, NAMEDATALEN);
 	else
-		snprintf(hypo->name, NAMEDATALEN, "<hypothetical %d on %s>",
-				 ++hypo_counter, get_rel_name(hypo->relid));
+		snprintf(windex->name, NAMEDATALEN, "<hypothetical %d on %s>",
+				 ++whatif_counter, get_rel_name(windex->relid));
 	WhatifErrorPositionPop(&cb);
-	hypo->oid = hypo_new_oid();
-	WhatifEstimateSizeFromCatalog(hypo);
-	return hypo;
+	windex->oid = whatif_new_oid();
+	WhatifEstimateSizeFromCatalog(windex);
+	return windex;
 }

@@ -21,7 +21,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 
-#include "whatif.h"
+#include "whatif/whatif.h"
 
 #define WHATIF_MAX_DEPTH 64
 
@@ -183,10 +183,10 @@ whatif_note_index(Plan *plan, Plan **ancestors, int depth, void *arg)
 		return;
 	foreach(lc, u->candidates)
 	{
-		HypoIndex  *hypo = lfirst(lc);
+		WhatifIndex *windex = lfirst(lc);
 
-		if (hypo->oid == indexid)
-			u->used = list_append_unique_ptr(u->used, hypo);
+		if (windex->oid == indexid)
+			u->used = list_append_unique_ptr(u->used, windex);
 	}
 }
 
@@ -239,15 +239,15 @@ WhatifCheckSelectPrivileges(Query *query)
 	(void) ExecCheckRTPerms(rtes, true);
 }
 
-/* Error unless the current user may read the table of hypothetical index hypo. */
+/* Error unless the current user may read the table of hypothetical index windex. */
 void
-WhatifCheckIndexPrivileges(const HypoIndex *hypo)
+WhatifCheckIndexPrivileges(const WhatifIndex *windex)
 {
-	AclResult	aclresult = pg_class_aclcheck(hypo->relid, GetUserId(), ACL_SELECT);
+	AclResult	aclresult = pg_class_aclcheck(windex->relid, GetUserId(), ACL_SELECT);
 
 	if (aclresult != ACLCHECK_OK)
-		aclcheck_error(aclresult, get_relkind_objtype(get_rel_relkind(hypo->relid)),
-					   get_rel_name(hypo->relid));
+		aclcheck_error(aclresult, get_relkind_objtype(get_rel_relkind(windex->relid)),
+					   get_rel_name(windex->relid));
 }
 
 /*

@@ -30,7 +30,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "whatif.h"
+#include "whatif/whatif.h"
 
 #define HYPO_FILL			0.90
 #define HYPO_GIN_POSTING	6.0
@@ -39,33 +39,33 @@
 
 /* Average width in bytes of key column i. */
 static int32
-hypo_key_width(const HypoIndex *hypo, int i, ListCell **expr_cell)
+whatif_key_width(const WhatifIndex *windex, int i, ListCell **expr_cell)
 {
 	int32		width = 0;
 
-	if (hypo->indexkeys[i] != 0)
-		width = get_attavgwidth(hypo->relid, hypo->indexkeys[i]);
+	if (windex->indexkeys[i] != 0)
+		width = get_attavgwidth(windex->relid, windex->indexkeys[i]);
 	else if (*expr_cell != NULL)
 	{
 		Node	   *expr = lfirst(*expr_cell);
 
 		width = get_typavgwidth(exprType(expr), exprTypmod(expr));
-		*expr_cell = lnext(hypo->indexprs, *expr_cell);
+		*expr_cell = lnext(windex->indexprs, *expr_cell);
 	}
 	return width > 0 ? width : 8;
 }
 
 /* Fraction of the table a partial index holds. */
 static double
-hypo_predicate_share(const HypoIndex *hypo, PlannerInfo *root, RelOptInfo *rel)
+whatif_predicate_share(const WhatifIndex *windex, PlannerInfo *root, RelOptInfo *rel)
 {
 	List	   *pred;
 	RelOptInfo *saved;
 	Selectivity share;
 
-	if (hypo->indpred == NIL || root == NULL)
+	if (windex->indpred == NIL || root == NULL)
 		return 1.0;
-	pred = copyObject(hypo->indpred);
+	pred = copyObject(windex->indpred);
 	if (rel->relid != 1)
 		ChangeVarNodes((Node *) pred, 1, rel->relid, 0);
 
@@ -81,73 +81,73 @@ hypo_predicate_share(const HypoIndex *hypo, PlannerInfo *root, RelOptInfo *rel)
 }
 
 static void
-hypo_estimate_btree(HypoIndex *hypo, double tuples)
+whatif_estimate_btree(WhatifIndex *windex, double tuples)
 {
-	ListCell   *expr_cell = list_head(hypo->indexprs);
+	ListCell   *expr_cell = list_head(windex->indexprs);
 	double		itemsz = sizeof(IndexTupleData);
 	double		per_page;
 	double		leaves;
 	int			i;
 
-	for (i = 0; i < hypo->ncolumns; i++)
-		itemsz += hypo_key_width(hypo, i, &expr_cell);
+	for (i = 0; i < windex->ncolumns; i++)
+		itemsz += whatif_key_width(windex, i, &expr_cell);
 	itemsz = MAXALIGN((Size) itemsz) + sizeof(ItemIdData);
 	per_page = Max(2.0, floor(HYPO_PAGE_SPACE * HYPO_FILL / itemsz));
 	leaves = Max(1.0, ceil(tuples / per_page));
-	hypo->tree_height = leaves <= 1.0 ? 0 : (int) ceil(log(leaves) / log(per_page));
-	hypo->pages = (BlockNumber) (leaves + ceil(leaves / per_page) + 1);
+	windex->tree_height = leaves <= 1.0 ? 0 : (int) ceil(log(leaves) / log(per_page));
+	windex->pages = (BlockNumber) (leaves + ceil(leaves / per_page) + 1);
 }
 
 static void
-hypo_estimate_gin(HypoIndex *hypo, double tuples)
+whatif_estimate_gin(WhatifIndex *windex, double tuples)
 {
-	ListCell   *expr_cell = list_head(hypo->indexprs);
+	ListCell   *expr_cell = list_head(windex->indexprs);
 	double		keys = 0;
 	int			i;
 
-	for (i = 0; i < hypo->ncolumns; i++)
+	for (i = 0; i < windex->ncolumns; i++)
 	{
-		int32		width = hypo_key_width(hypo, i, &expr_cell);
-		Oid			type = hypo->opcintype[i];
+		int32		width = whatif_key_width(windex, i, &expr_cell);
+		Oid			type = windex->opcintype[i];
 
 		keys += Max(1.0, type == JSONBOID ? width / 16.0 : width / 8.0);
 	}
-	hypo->pages = (BlockNumber) (ceil(tuples * keys * HYPO_GIN_POSTING /
+	windex->pages = (BlockNumber) (ceil(tuples * keys * HYPO_GIN_POSTING /
 									  (HYPO_PAGE_SPACE * HYPO_FILL)) + 2);
-	hypo->tree_height = 1;
+	windex->tree_height = 1;
 }
 
-/* Estimate hypo's tuples, pages and height for rel as the planner sees it. */
+/* Estimate windex's tuples, pages and height for rel as the planner sees it. */
 void
-WhatifEstimateSize(HypoIndex *hypo, PlannerInfo *root, RelOptInfo *rel)
+WhatifEstimateSize(WhatifIndex *windex, PlannerInfo *root, RelOptInfo *rel)
 {
 	double		reltuples = rel->tuples > 0 ? rel->tuples : 0;
 
-	hypo->tuples = clamp_row_est(reltuples * hypo_predicate_share(hypo, root, rel));
-	if (hypo->amoid == GIN_AM_OID)
-		hypo_estimate_gin(hypo, hypo->tuples);
+	windex->tuples = clamp_row_est(reltuples * whatif_predicate_share(windex, root, rel));
+	if (windex->amoid == GIN_AM_OID)
+		whatif_estimate_gin(windex, windex->tuples);
 	else
-		hypo_estimate_btree(hypo, hypo->tuples);
+		whatif_estimate_btree(windex, windex->tuples);
 }
 
-/* The estimated size in bytes, as of the last planning that used hypo. */
+/* The estimated size in bytes, as of the last planning that used windex. */
 int64
-WhatifSizeBytes(const HypoIndex *hypo)
+WhatifSizeBytes(const WhatifIndex *windex)
 {
-	return (int64) hypo->pages * BLCKSZ;
+	return (int64) windex->pages * BLCKSZ;
 }
 
-/* Estimate hypo's size from pg_class alone, before any planner has seen it. */
+/* Estimate windex's size from pg_class alone, before any planner has seen it. */
 void
-WhatifEstimateSizeFromCatalog(HypoIndex *hypo)
+WhatifEstimateSizeFromCatalog(WhatifIndex *windex)
 {
-	Relation	rel = relation_open(hypo->relid, AccessShareLock);
+	Relation	rel = relation_open(windex->relid, AccessShareLock);
 	double		reltuples = Max(rel->rd_rel->reltuples, 0);
 
 	relation_close(rel, AccessShareLock);
-	hypo->tuples = reltuples;
-	if (hypo->amoid == GIN_AM_OID)
-		hypo_estimate_gin(hypo, hypo->tuples);
+	windex->tuples = reltuples;
+	if (windex->amoid == GIN_AM_OID)
+		whatif_estimate_gin(windex, windex->tuples);
 	else
-		hypo_estimate_btree(hypo, hypo->tuples);
+		whatif_estimate_btree(windex, windex->tuples);
 }

@@ -24,14 +24,14 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 
-#include "whatif.h"
+#include "whatif/whatif.h"
 
 PG_FUNCTION_INFO_V1(sfcache_whatif_0_1);
 PG_FUNCTION_INFO_V1(sfcache_hypothetical_index_0_1);
 PG_FUNCTION_INFO_V1(sfcache_hypothetical_indexes_0_1);
 PG_FUNCTION_INFO_V1(sfcache_hypothetical_reset_0_1);
 
-/* One HypoIndex per element of a text[] of CREATE INDEX statements. */
+/* One WhatifIndex per element of a text[] of CREATE INDEX statements. */
 static List *
 whatif_parse_array(ArrayType *ddls)
 {
@@ -64,7 +64,7 @@ whatif_names(List *indexes)
 	int			n = 0;
 
 	foreach(lc, indexes)
-		names[n++] = CStringGetTextDatum(((HypoIndex *) lfirst(lc))->name);
+		names[n++] = CStringGetTextDatum(((WhatifIndex *) lfirst(lc))->name);
 	return PointerGetDatum(construct_array(names, n, TEXTOID, -1, false, TYPALIGN_INT));
 }
 
@@ -134,18 +134,18 @@ sfcache_hypothetical_index_0_1(PG_FUNCTION_ARGS)
 	char	   *ddl;
 	char	   *search_path;
 	int			nestlevel;
-	HypoIndex  *hypo;
+	WhatifIndex *windex;
 
 	whatif_check_not_null(fcinfo, 0, "index_ddl", "sfcache.hypothetical_index()");
 	whatif_check_not_null(fcinfo, 1, "search_path", "sfcache.hypothetical_index()");
 	ddl = text_to_cstring(PG_GETARG_TEXT_PP(0));
 	search_path = text_to_cstring(PG_GETARG_TEXT_PP(1));
 	WhatifUseSearchPath(search_path, &nestlevel);
-	hypo = WhatifParseIndexDdl(ddl);
+	windex = WhatifParseIndexDdl(ddl);
 	AtEOXact_GUC(true, nestlevel);
-	WhatifCheckIndexPrivileges(hypo);
-	WhatifAddSessionIndex(hypo);
-	PG_RETURN_TEXT_P(cstring_to_text(hypo->name));
+	WhatifCheckIndexPrivileges(windex);
+	WhatifAddSessionIndex(windex);
+	PG_RETURN_TEXT_P(cstring_to_text(windex->name));
 }
 
 /* sfcache.hypothetical_indexes(): this session's hypothetical indexes. */
@@ -158,14 +158,14 @@ sfcache_hypothetical_indexes_0_1(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	foreach(lc, WhatifSessionIndexes())
 	{
-		HypoIndex  *hypo = lfirst(lc);
+		WhatifIndex *windex = lfirst(lc);
 		Datum		values[4];
 		bool		nulls[4] = {false, false, false, false};
 
-		values[0] = CStringGetTextDatum(hypo->name);
-		values[1] = ObjectIdGetDatum(hypo->relid);
-		values[2] = CStringGetTextDatum(get_am_name(hypo->amoid));
-		values[3] = Int64GetDatum(WhatifSizeBytes(hypo));
+		values[0] = CStringGetTextDatum(windex->name);
+		values[1] = ObjectIdGetDatum(windex->relid);
+		values[2] = CStringGetTextDatum(get_am_name(windex->amoid));
+		values[3] = Int64GetDatum(WhatifSizeBytes(windex));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -1,19 +1,69 @@
 /*-------------------------------------------------------------------------
  *
- * sfcache.h
- *		Declarations shared by the files of the sfcache module: each file's
- *		initialisation entry point, the cache's settings, and the types that
- *		cross file boundaries (cache keys, bypass reasons, outcomes).
+ * cache.h
+ *		The interface of extension/cache, the result cache: its Init, the
+ *		entry points core_hooks.c calls from each hook, the "committed
+ *		invalidation" callbacks other subsystems register, and what the
+ *		cache's own files share (settings, keys, bypass reasons, the store,
+ *		singleflight, the custom scan).
  *
  *-------------------------------------------------------------------------
  */
-#ifndef SFCACHE_H
-#define SFCACHE_H
+#ifndef SFCACHE_CACHE_H
+#define SFCACHE_CACHE_H
 
+#include "access/xact.h"
+#include "catalog/objectaccess.h"
+#include "commands/explain.h"
 #include "datatype/timestamp.h"
+#include "executor/execdesc.h"
 #include "lib/stringinfo.h"
+#include "nodes/extensible.h"
 #include "nodes/params.h"
 #include "nodes/parsenodes.h"
+#include "nodes/plannodes.h"
+#include "storage/condition_variable.h"
+#include "storage/lwlock.h"
+#include "tcop/dest.h"
+#include "tcop/utility.h"
+#include "utils/dsa.h"
+#include "utils/snapshot.h"
+
+#include "core/core.h"
+
+/* ---- the cache's entry points (cache_init.c and the files named) ---- */
+
+extern void CacheInit(void);
+
+/* cache_plan.c: planner; NULL when the statement is planned as usual */
+extern PlannedStmt *CachePlanStatement(Query *parse, const char *query_string,
+									   int cursorOptions);
+
+/* cache_plan.c: ProcessUtility, the text of the statement EXECUTE runs */
+extern const char *CacheUtilityBegin(Node *stmt, ProcessUtilityContext context);
+extern void CacheUtilityEnd(const char *saved_execute_text);
+
+/* cache_explain.c: ExplainOneQuery, before and after the plan is shown */
+extern void CacheExplainBegin(void);
+extern void CacheExplainEnd(ExplainState *es);
+
+/* cache_inval.c: where writes are seen, and the commit protocol */
+extern void CacheExecutorStart(QueryDesc *queryDesc, int eflags);
+extern bool CacheUtilityWritesBegin(Node *stmt);
+extern void CacheUtilityWritesEnd(bool commit_prepared);
+extern void CacheUtilityDone(Node *stmt);
+extern void CacheObjectAccess(ObjectAccessType access, Oid classId,
+							  Oid objectId, int subId, void *arg);
+extern void CacheXactEvent(XactEvent event);
+
+/*
+ * cache_inval.c: called once per relation a committed transaction wrote
+ * (so invalidated), after its commit became visible. Other subsystems
+ * register one from their Init (the index advice counts invalidations).
+ */
+typedef void (*CacheInvalidationCallback) (Oid relid);
+
+extern void CacheRegisterInvalidationCallback(CacheInvalidationCallback callback);
 
 /* ---- settings (cache_guc.c) ---- */
 
@@ -37,9 +87,6 @@ extern int	sfc_test_hold_commit_lock;
 extern int	sfc_test_hold_follower_lock;
 
 extern void CacheGucInit(void);
-
-/* test_hold.c */
-extern void TestHoldOnAdvisoryLock(int key);
 
 /* ---- bypass reasons (cache_stats.c names them) ---- */
 
@@ -131,9 +178,7 @@ typedef struct GenSnapshot
 	uint64		gens[SFC_MAX_RELS];
 } GenSnapshot;
 
-extern void InvalInit(void);
-extern Size InvalShmemSize(void);
-extern void InvalShmemInit(void);
+extern const SfcShmemPart CacheInvalShmemPart;
 extern bool GenSnapshotTake(List *relids, GenSnapshot *snap);
 extern bool GenSnapshotIsCurrent(const GenSnapshot *snap);
 extern bool GensAreCurrent(uint64 global, int nslots, const uint32 *slots,
@@ -144,8 +189,7 @@ extern void InvalidateAllNow(void);
 
 /* ---- shared store (cache_store.c) ---- */
 
-extern Size CacheStoreShmemSize(void);
-extern void CacheStoreShmemInit(void);
+extern const SfcShmemPart CacheStoreShmemPart;
 
 /* ---- singleflight (singleflight.c) ---- */
 
@@ -187,8 +231,7 @@ typedef enum SfcCounter
 	SFC_NUM_COUNTERS
 } SfcCounter;
 
-extern Size CacheStatsShmemSize(void);
-extern void CacheStatsShmemInit(void);
+extern const SfcShmemPart CacheStatsShmemPart;
 extern void CacheStatsCount(SfcCounter counter, uint64 shape);
 extern void CacheStatsBypass(SfcBypass why, uint64 shape);
 extern void CacheStatsStored(uint64 shape, Size bytes);
@@ -198,29 +241,104 @@ extern const char *BypassReasonName(SfcBypass why);
 
 /* ---- executor integration (cache_plan.c, cache_scan.c, cache_run.c) ---- */
 
-extern void CachePlanInit(void);
-extern void CacheExplainInit(void);
 extern void CacheExplainNoteBypass(SfcBypass why);
-extern bool SfcacheStartingSavedQuery(void);
 extern void CacheScanInit(void);
-extern int	sfc_nesting_level;
 
-/* ---- hook chaining (sfcache.c) ---- */
+/* ---- the store (cache_store.c), as seen by cache_singleflight.c ---- */
 
-#include "tcop/utility.h"
+typedef enum EntryState
+{
+	ENTRY_FREE,					/* on the free list */
+	ENTRY_COMPUTING,			/* a leader is computing the result */
+	ENTRY_READY					/* the result can be served */
+} EntryState;
 
-extern void CallNextProcessUtility(ProcessUtility_hook_type prev,
-								   PlannedStmt *pstmt, const char *queryString,
-								   bool readOnlyTree, ProcessUtilityContext context,
-								   ParamListInfo params, QueryEnvironment *queryEnv,
-								   DestReceiver *dest, QueryCompletion *qc);
+/* How a computing entry ended, for the followers that waited on it. */
+typedef enum EntryEnding
+{
+	ENDING_RETRY,				/* leader failed: one follower takes over */
+	ENDING_RUN_ALONE			/* result not storable: followers run alone */
+} EntryEnding;
 
-/* ---- shared memory (shmem.c) ---- */
+/*
+ * One cache entry. The fields are protected by the partition lock of the
+ * entry's key (StorePartitionLock(hashcode)); the condition variable is the
+ * entry slot's and outlives any one key, so a follower may sleep on it
+ * without holding a lock.
+ */
+typedef struct CacheEntry
+{
+	CacheKey	key;
+	uint32		hashcode;
+	EntryState	state;
+	bool		transient;		/* coalesce mode: free once waiters have read */
+	int			leader_pid;
+	int			waiters;		/* followers waiting on this entry */
+	uint64		shape;			/* query id, for per-statement counters */
+	dsa_pointer data;			/* ResultHeader followed by tuples */
+	Size		size;
+	TimestampTz expires_at;
+	pg_atomic_uint32 referenced;	/* CLOCK bit */
+	/* how the last computing entry for last_key ended */
+	CacheKey	last_key;
+	EntryEnding last_ending;
+	SfcBypass	last_reason;
+	int32		next_free;
+	ConditionVariable cv;
+} CacheEntry;
 
-extern void SfcacheShmemInit(void);
-extern TimestampTz SfcacheSharedStartedAt(void);
+extern uint32 StoreHashKey(CacheKey key);
+extern LWLock *StorePartitionLock(uint32 hashcode);
+extern CacheEntry *StoreLookup(CacheKey key, uint32 hashcode);
+extern CacheEntry *StoreAllocate(void);
+extern void StoreReleaseUnused(CacheEntry *entry);
+extern bool StoreInsert(CacheEntry *entry, CacheKey key, uint32 hashcode);
+extern void StoreRemove(CacheEntry *entry);
+extern dsa_pointer StoreWriteResult(const GenSnapshot *gens,
+								   const CachedResult *result, Size *size);
+extern void StoreFreeResult(dsa_pointer dp);
+extern void StoreAttachResult(CacheEntry *entry, dsa_pointer dp, Size size);
+extern bool StoreEntryIsCurrent(CacheEntry *entry, TimestampTz now,
+								SfcCounter *why_not);
+extern void StoreCopyResult(CacheEntry *entry, CachedResult *out);
+extern void StoreFlush(void);
+extern void StoreUsage(uint64 *bytes, uint64 *entries);
 
-/* advice_hooks.c: index advice and hypothetical indexes */
-extern void AdviceInit(void);
+/* ---- the custom scan (cache_scan.c, cache_run.c) ---- */
 
-#endif							/* SFCACHE_H */
+/* The contents of CustomScan.custom_private, unpacked. */
+typedef struct SfcScanPrivate
+{
+	Query	   *query;			/* analyzed and rewritten, never modified */
+	CacheKey	key;			/* of the query tree */
+	List	   *relids;			/* relations it reads */
+	List	   *inh_roots;		/* those read with their descendants */
+	List	   *funcids;		/* functions whose EXECUTE a hit checks */
+	int			ttl_override_s; /* see CacheableInfo */
+	bool		ttl_default;
+	int			cursor_options;
+	const char *query_string;
+} SfcScanPrivate;
+
+extern const CustomScanMethods sfc_scan_plan_methods;
+
+extern List *SfcScanPrivateToList(const SfcScanPrivate *priv);
+extern void SfcScanPrivateFromList(List *list, SfcScanPrivate *priv);
+
+/* cache_run.c: running the saved query and capturing its rows */
+
+typedef struct CaptureReceiver
+{
+	DestReceiver pub;
+	Size		limit;			/* bytes kept in buf; beyond, spill */
+	StringInfoData buf;			/* serialised minimal tuples */
+	Tuplestorestate *spill;		/* every row, once over the limit */
+	TupleTableSlot *tmp_slot;
+	MemoryContext cxt;			/* where rows must outlive the query */
+} CaptureReceiver;
+
+extern CaptureReceiver *CaptureReceiverCreate(Size limit);
+extern void RunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
+						  Snapshot snapshot, DestReceiver *dest);
+
+#endif							/* SFCACHE_CACHE_H */

@@ -1,0 +1,60 @@
+/*-------------------------------------------------------------------------
+ *
+ * core.h
+ *		The interface of extension/core: what every subsystem may use.
+ *
+ * Core owns _PG_init, the "sfcache." settings prefix, the shared-memory
+ * registry, every hook point PostgreSQL offers (core_hooks.c calls the
+ * subsystems in a written order) and the statement nesting level.
+ * Subsystems include this header; core never calls back into a subsystem
+ * except through the Init, hook and shared-memory entry points it lists in
+ * core_hooks.c and sfcache.c.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SFCACHE_CORE_H
+#define SFCACHE_CORE_H
+
+#include "datatype/timestamp.h"
+#include "executor/execdesc.h"
+#include "nodes/nodes.h"
+
+/* ---- shared memory (core_shmem.c) ---- */
+
+/*
+ * One subsystem's part of sfcache's shared memory. size() is pure: it
+ * computes, it requests nothing. init() runs at every shared memory
+ * (re)initialisation with AddinShmemInitLock held, and must create its
+ * state only when ShmemInitStruct/ShmemInitHash did not find it.
+ */
+typedef struct SfcShmemPart
+{
+	const char *tranche;		/* named LWLock tranche to request, or NULL */
+	int			nlocks;			/* LWLocks in that tranche */
+	Size		(*size) (void);
+	void		(*init) (void);
+} SfcShmemPart;
+
+extern void SfcShmemRegister(const SfcShmemPart *part);
+extern void SfcShmemRequest(void);
+extern void SfcShmemStartup(void);
+extern TimestampTz SfcSharedStartedAt(void);
+
+/* ---- hook points (core_hooks.c) ---- */
+
+extern void SfcHooksInit(void);
+
+/* ---- statement nesting level (core_nesting.c) ---- */
+
+/* 0 while a client's statement runs; more inside executors and utilities */
+extern int	sfc_nesting_level;
+
+extern bool SfcUtilityNests(Node *stmt);
+extern bool SfcAtClientLevel(void);
+extern void SfcExecutorStartForClient(QueryDesc *queryDesc, int eflags);
+
+/* ---- deterministic concurrency tests (core_test_hold.c) ---- */
+
+extern void SfcTestHoldOnAdvisoryLock(int key);
+
+#endif							/* SFCACHE_CORE_H */
