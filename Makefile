@@ -72,8 +72,10 @@ EXTRA_CLEAN = tmp_check tmp_check_iso results output_iso log regression.* \
 	$(ADVISOR) $(ADVISOR_OBJS)
 
 PG_CPPFLAGS = -DSFCACHE_VERSION=\"$(EXTVERSION)\" -Iextension
+# -fvisibility=hidden: only what PostgreSQL looks up is exported (see
+# extension/core/core.h and scripts/check-exports).
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-	-Wno-sign-compare
+	-Wno-sign-compare -fvisibility=hidden
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

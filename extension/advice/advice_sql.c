@@ -22,10 +22,10 @@
 
 #include "advice/advice.h"
 
-PG_FUNCTION_INFO_V1(sfcache_index_advice_0_1);
-PG_FUNCTION_INFO_V1(sfcache_advice_quals_0_1);
-PG_FUNCTION_INFO_V1(sfcache_table_activity_0_1);
-PG_FUNCTION_INFO_V1(sfcache_advice_reset_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_index_advice_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_advice_quals_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_table_activity_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_advice_reset_0_1);
 
 #define ADVICE_EVIDENCE_QUERYIDS 8
 

@@ -145,25 +145,25 @@ typedef struct CacheableInfo
 	bool		ttl_default;	/* does sfcache.ttl apply to one of them? */
 } CacheableInfo;
 
-extern int	StatementTtl(int ttl_override_s, bool ttl_default);
+extern int	CacheStatementTtl(int ttl_override_s, bool ttl_default);
 
-extern void CheckCacheable(Query *query, const char *query_string,
-						   CacheableInfo *info);
-extern SfcBypass CheckRuntimeBypass(List *relids);
-extern SfcBypass CheckHierarchies(List *inh_roots);
+extern void CacheCheckCacheable(Query *query, const char *query_string,
+								CacheableInfo *info);
+extern SfcBypass CacheCheckRuntimeBypass(List *relids);
+extern SfcBypass CacheCheckHierarchies(List *inh_roots);
 
 /* ---- the code a statement runs (cache_code.c) ---- */
 
-extern bool FunctionIsMutable(Oid funcid);
-extern bool NodeRunsMutableCode(Node *node, List **types);
-extern List *FunctionsExecutedBy(Query *query);
-extern void CheckFunctionsExecutable(List *funcids);
+extern bool CacheFunctionIsMutable(Oid funcid);
+extern bool CacheNodeRunsMutableCode(Node *node, List **types);
+extern List *CacheFunctionsExecutedBy(Query *query);
+extern void CacheCheckFunctionsExecutable(List *funcids);
 
 /* ---- relation settings (relation_settings.c) ---- */
 
-extern void RelationSettingsInit(void);
-extern bool RelationIsExcluded(Oid relid);
-extern int	RelationTtl(Oid relid);
+extern void CacheRelationSettingsInit(void);
+extern bool CacheRelationIsExcluded(Oid relid);
+extern int	CacheRelationTtl(Oid relid);
 
 /* ---- invalidation (inval.c) ---- */
 
@@ -179,13 +179,13 @@ typedef struct GenSnapshot
 } GenSnapshot;
 
 extern const SfcShmemPart CacheInvalShmemPart;
-extern bool GenSnapshotTake(List *relids, GenSnapshot *snap);
-extern bool GenSnapshotIsCurrent(const GenSnapshot *snap);
-extern bool GensAreCurrent(uint64 global, int nslots, const uint32 *slots,
-						   const uint64 *gens);
-extern bool TransactionWroteAny(List *relids);
-extern void InvalidateRelationNow(Oid relid);
-extern void InvalidateAllNow(void);
+extern bool CacheGenSnapshotTake(List *relids, GenSnapshot *snap);
+extern bool CacheGenSnapshotIsCurrent(const GenSnapshot *snap);
+extern bool CacheGensAreCurrent(uint64 global, int nslots, const uint32 *slots,
+								const uint64 *gens);
+extern bool CacheTransactionWroteAny(List *relids);
+extern void CacheInvalidateRelationNow(Oid relid);
+extern void CacheInvalidateAllNow(void);
 
 /* ---- shared store (cache_store.c) ---- */
 
@@ -208,11 +208,11 @@ typedef struct CachedResult
 	Size		len;
 } CachedResult;
 
-extern SfcOutcome SingleflightBegin(CacheKey key, uint64 shape,
-									CachedResult *result, SfcBypass *why);
-extern SfcBypass SingleflightPublish(CacheKey key, const GenSnapshot *gens,
-									 const CachedResult *result, int ttl_s);
-extern void SingleflightAbandon(CacheKey key, SfcBypass why);
+extern SfcOutcome CacheSingleflightBegin(CacheKey key, uint64 shape,
+										 CachedResult *result, SfcBypass *why);
+extern SfcBypass CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
+										  const CachedResult *result, int ttl_s);
+extern void CacheSingleflightAbandon(CacheKey key, SfcBypass why);
 extern void CacheFlushAll(void);
 
 /* ---- statistics (cache_stats.c) ---- */
@@ -237,7 +237,7 @@ extern void CacheStatsBypass(SfcBypass why, uint64 shape);
 extern void CacheStatsStored(uint64 shape, Size bytes);
 extern void CacheStatsRegisterShape(uint64 queryid, const char *text, int len);
 extern void CacheStatsKeySeen(uint64 shape, CacheKey key);
-extern const char *BypassReasonName(SfcBypass why);
+extern const char *CacheBypassReasonName(SfcBypass why);
 
 /* ---- executor integration (cache_plan.c, cache_scan.c, cache_run.c) ---- */
 
@@ -262,7 +262,7 @@ typedef enum EntryEnding
 
 /*
  * One cache entry. The fields are protected by the partition lock of the
- * entry's key (StorePartitionLock(hashcode)); the condition variable is the
+ * entry's key (CacheStorePartitionLock(hashcode)); the condition variable is the
  * entry slot's and outlives any one key, so a follower may sleep on it
  * without holding a lock.
  */
@@ -287,22 +287,22 @@ typedef struct CacheEntry
 	ConditionVariable cv;
 } CacheEntry;
 
-extern uint32 StoreHashKey(CacheKey key);
-extern LWLock *StorePartitionLock(uint32 hashcode);
-extern CacheEntry *StoreLookup(CacheKey key, uint32 hashcode);
-extern CacheEntry *StoreAllocate(void);
-extern void StoreReleaseUnused(CacheEntry *entry);
-extern bool StoreInsert(CacheEntry *entry, CacheKey key, uint32 hashcode);
-extern void StoreRemove(CacheEntry *entry);
-extern dsa_pointer StoreWriteResult(const GenSnapshot *gens,
-								   const CachedResult *result, Size *size);
-extern void StoreFreeResult(dsa_pointer dp);
-extern void StoreAttachResult(CacheEntry *entry, dsa_pointer dp, Size size);
-extern bool StoreEntryIsCurrent(CacheEntry *entry, TimestampTz now,
-								SfcCounter *why_not);
-extern void StoreCopyResult(CacheEntry *entry, CachedResult *out);
-extern void StoreFlush(void);
-extern void StoreUsage(uint64 *bytes, uint64 *entries);
+extern uint32 CacheStoreHashKey(CacheKey key);
+extern LWLock *CacheStorePartitionLock(uint32 hashcode);
+extern CacheEntry *CacheStoreLookup(CacheKey key, uint32 hashcode);
+extern CacheEntry *CacheStoreAllocate(void);
+extern void CacheStoreReleaseUnused(CacheEntry *entry);
+extern bool CacheStoreInsert(CacheEntry *entry, CacheKey key, uint32 hashcode);
+extern void CacheStoreRemove(CacheEntry *entry);
+extern dsa_pointer CacheStoreWriteResult(const GenSnapshot *gens,
+										const CachedResult *result, Size *size);
+extern void CacheStoreFreeResult(dsa_pointer dp);
+extern void CacheStoreAttachResult(CacheEntry *entry, dsa_pointer dp, Size size);
+extern bool CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now,
+									 SfcCounter *why_not);
+extern void CacheStoreCopyResult(CacheEntry *entry, CachedResult *out);
+extern void CacheStoreFlush(void);
+extern void CacheStoreUsage(uint64 *bytes, uint64 *entries);
 
 /* ---- the custom scan (cache_scan.c, cache_run.c) ---- */
 
@@ -337,8 +337,8 @@ typedef struct CaptureReceiver
 	MemoryContext cxt;			/* where rows must outlive the query */
 } CaptureReceiver;
 
-extern CaptureReceiver *CaptureReceiverCreate(Size limit);
-extern void RunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
-						  Snapshot snapshot, DestReceiver *dest);
+extern CaptureReceiver *CacheCaptureReceiverCreate(Size limit);
+extern void CacheRunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
+							   Snapshot snapshot, DestReceiver *dest);
 
 #endif							/* SFCACHE_CACHE_H */

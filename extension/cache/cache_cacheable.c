@@ -66,7 +66,7 @@ check_hierarchy_member(Oid relid)
 }
 
 SfcBypass
-CheckHierarchies(List *inh_roots)
+CacheCheckHierarchies(List *inh_roots)
 {
 	ListCell   *lc;
 
@@ -118,10 +118,10 @@ check_relation(RangeTblEntry *rte, WalkContext *ctx)
 		return SFC_BYPASS_TEMP_RELATION;
 	if (rte->tablesample != NULL)
 		return SFC_BYPASS_NOT_IMMUTABLE;
-	if (RelationIsExcluded(rte->relid))
+	if (CacheRelationIsExcluded(rte->relid))
 		return SFC_BYPASS_EXCLUDED;
 	/* views hold no rows: the TTLs are their tables' */
-	ttl = (relkind == RELKIND_VIEW) ? -1 : RelationTtl(rte->relid);
+	ttl = (relkind == RELKIND_VIEW) ? -1 : CacheRelationTtl(rte->relid);
 	if (ttl == 0)
 		ctx->ttl_default = true;
 	else if (ttl > 0 && (ctx->ttl_override_s == 0 || ttl < ctx->ttl_override_s))
@@ -195,7 +195,7 @@ cacheable_walker(Node *node, WalkContext *ctx)
 			return true;
 		return false;
 	}
-	if (is_session_dependent(node) || NodeRunsMutableCode(node, &ctx->types))
+	if (is_session_dependent(node) || CacheNodeRunsMutableCode(node, &ctx->types))
 	{
 		ctx->bypass = SFC_BYPASS_NOT_IMMUTABLE;
 		return true;
@@ -244,7 +244,7 @@ has_opt_out_comment(Query *query, const char *query_string)
 
 /* What can be decided when the statement is planned. */
 void
-CheckCacheable(Query *query, const char *query_string, CacheableInfo *info)
+CacheCheckCacheable(Query *query, const char *query_string, CacheableInfo *info)
 {
 	WalkContext ctx = {SFC_BYPASS_NONE, NIL, NIL, NIL, 0, false};
 
@@ -261,7 +261,7 @@ CheckCacheable(Query *query, const char *query_string, CacheableInfo *info)
 	else if (list_length(ctx.relids) > SFC_MAX_RELS)
 		info->bypass = SFC_BYPASS_TOO_MANY_RELATIONS;
 	else
-		info->bypass = CheckHierarchies(ctx.inh_roots);
+		info->bypass = CacheCheckHierarchies(ctx.inh_roots);
 	if (info->bypass == SFC_BYPASS_NONE)
 	{
 		info->relids = ctx.relids;
@@ -277,7 +277,7 @@ CheckCacheable(Query *query, const char *query_string, CacheableInfo *info)
  * and the smallest of them.
  */
 int
-StatementTtl(int ttl_override_s, bool ttl_default)
+CacheStatementTtl(int ttl_override_s, bool ttl_default)
 {
 	if (ttl_override_s == 0)
 		return sfc_ttl_s;
@@ -286,7 +286,7 @@ StatementTtl(int ttl_override_s, bool ttl_default)
 
 /* What must be checked again at each execution of a cached plan. */
 SfcBypass
-CheckRuntimeBypass(List *relids)
+CacheCheckRuntimeBypass(List *relids)
 {
 	if (sfc_cache_mode == SFC_CACHE_OFF)
 		return SFC_BYPASS_DISABLED;
@@ -294,7 +294,7 @@ CheckRuntimeBypass(List *relids)
 		return SFC_BYPASS_ISOLATION;
 	if (RecoveryInProgress())
 		return SFC_BYPASS_STANDBY;
-	if (TransactionWroteAny(relids))
+	if (CacheTransactionWroteAny(relids))
 		return SFC_BYPASS_OWN_WRITE;
 	return SFC_BYPASS_NONE;
 }

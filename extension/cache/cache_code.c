@@ -86,7 +86,7 @@ allowed_by_setting(Oid funcid)
 
 /* May a call of this function give another result for the same input? */
 bool
-FunctionIsMutable(Oid funcid)
+CacheFunctionIsMutable(Oid funcid)
 {
 	return OidIsValid(funcid) &&
 		func_volatile(funcid) != PROVOLATILE_IMMUTABLE &&
@@ -96,7 +96,7 @@ FunctionIsMutable(Oid funcid)
 static bool
 function_is_mutable_cb(Oid funcid, void *context)
 {
-	return FunctionIsMutable(funcid);
+	return CacheFunctionIsMutable(funcid);
 }
 
 /* The support functions of a user-defined aggregate. */
@@ -113,14 +113,14 @@ aggregate_is_mutable(Oid aggfnoid, List **types)
 	if (!HeapTupleIsValid(tup))
 		return false;			/* not an aggregate */
 	agg = (Form_pg_aggregate) GETSTRUCT(tup);
-	mutable = FunctionIsMutable(agg->aggtransfn) ||
-		FunctionIsMutable(agg->aggfinalfn) ||
-		FunctionIsMutable(agg->aggcombinefn) ||
-		FunctionIsMutable(agg->aggserialfn) ||
-		FunctionIsMutable(agg->aggdeserialfn) ||
-		FunctionIsMutable(agg->aggmtransfn) ||
-		FunctionIsMutable(agg->aggminvtransfn) ||
-		FunctionIsMutable(agg->aggmfinalfn) ||
+	mutable = CacheFunctionIsMutable(agg->aggtransfn) ||
+		CacheFunctionIsMutable(agg->aggfinalfn) ||
+		CacheFunctionIsMutable(agg->aggcombinefn) ||
+		CacheFunctionIsMutable(agg->aggserialfn) ||
+		CacheFunctionIsMutable(agg->aggdeserialfn) ||
+		CacheFunctionIsMutable(agg->aggmtransfn) ||
+		CacheFunctionIsMutable(agg->aggminvtransfn) ||
+		CacheFunctionIsMutable(agg->aggmfinalfn) ||
 		type_is_mutable(agg->aggtranstype, types);
 	ReleaseSysCache(tup);
 	return mutable;
@@ -145,7 +145,7 @@ operator_families_are_mutable(Oid opno)
 		{
 			Form_pg_amproc amproc = (Form_pg_amproc) GETSTRUCT(&procs->members[j]->tuple);
 
-			mutable = FunctionIsMutable(amproc->amproc);
+			mutable = CacheFunctionIsMutable(amproc->amproc);
 		}
 		ReleaseSysCacheList(procs);
 	}
@@ -167,7 +167,7 @@ operator_is_mutable(Oid opno, List **types)
 	if (!HeapTupleIsValid(tup))
 		return false;
 	op = (Form_pg_operator) GETSTRUCT(tup);
-	mutable = FunctionIsMutable(op->oprcode) ||
+	mutable = CacheFunctionIsMutable(op->oprcode) ||
 		type_is_mutable(op->oprleft, types) ||
 		type_is_mutable(op->oprright, types);
 	ReleaseSysCache(tup);
@@ -244,8 +244,8 @@ type_is_mutable(Oid typid, List **types)
 						   TYPECACHE_GT_OPR | TYPECACHE_CMP_PROC |
 						   TYPECACHE_HASH_PROC | TYPECACHE_HASH_EXTENDED_PROC |
 						   TYPECACHE_RANGE_INFO | TYPECACHE_MULTIRANGE_INFO);
-	if (FunctionIsMutable(tc->cmp_proc) || FunctionIsMutable(tc->hash_proc) ||
-		FunctionIsMutable(tc->hash_extended_proc) ||
+	if (CacheFunctionIsMutable(tc->cmp_proc) || CacheFunctionIsMutable(tc->hash_proc) ||
+		CacheFunctionIsMutable(tc->hash_extended_proc) ||
 		operator_is_mutable(tc->eq_opr, types) ||
 		operator_is_mutable(tc->lt_opr, types) ||
 		operator_is_mutable(tc->gt_opr, types))
@@ -253,9 +253,9 @@ type_is_mutable(Oid typid, List **types)
 	if (typtype == TYPTYPE_COMPOSITE)
 		return composite_is_mutable(typid, types);
 	if (tc->rngelemtype != NULL &&
-		(FunctionIsMutable(tc->rng_cmp_proc_finfo.fn_oid) ||
-		 FunctionIsMutable(tc->rng_canonical_finfo.fn_oid) ||
-		 FunctionIsMutable(tc->rng_subdiff_finfo.fn_oid) ||
+		(CacheFunctionIsMutable(tc->rng_cmp_proc_finfo.fn_oid) ||
+		 CacheFunctionIsMutable(tc->rng_canonical_finfo.fn_oid) ||
+		 CacheFunctionIsMutable(tc->rng_subdiff_finfo.fn_oid) ||
 		 type_is_mutable(tc->rngelemtype->type_id, types)))
 		return true;
 	if (tc->rngtype != NULL && type_is_mutable(tc->rngtype->type_id, types))
@@ -311,7 +311,7 @@ has_value_type(Node *node)
  * already looked at.
  */
 bool
-NodeRunsMutableCode(Node *node, List **types)
+CacheNodeRunsMutableCode(Node *node, List **types)
 {
 	ListCell   *lc;
 
@@ -345,8 +345,8 @@ NodeRunsMutableCode(Node *node, List **types)
 		case T_SortGroupClause:
 			return sort_group_is_mutable((SortGroupClause *) node, types);
 		case T_WindowClause:
-			return FunctionIsMutable(((WindowClause *) node)->startInRangeFunc) ||
-				FunctionIsMutable(((WindowClause *) node)->endInRangeFunc);
+			return CacheFunctionIsMutable(((WindowClause *) node)->startInRangeFunc) ||
+				CacheFunctionIsMutable(((WindowClause *) node)->endInRangeFunc);
 		case T_SetOperationStmt:
 			foreach(lc, ((SetOperationStmt *) node)->groupClauses)
 				if (sort_group_is_mutable(lfirst_node(SortGroupClause, lc), types))
@@ -363,7 +363,7 @@ expr_is_mutable_walker(Node *node, List **types)
 {
 	if (node == NULL)
 		return false;
-	if (NodeRunsMutableCode(node, types))
+	if (CacheNodeRunsMutableCode(node, types))
 		return true;
 	return expression_tree_walker(node, expr_is_mutable_walker, types);
 }
@@ -415,7 +415,7 @@ collect_executed(Node *node, List **funcids)
 }
 
 List *
-FunctionsExecutedBy(Query *query)
+CacheFunctionsExecutedBy(Query *query)
 {
 	List	   *funcids = NIL;
 
@@ -425,7 +425,7 @@ FunctionsExecutedBy(Query *query)
 
 /* Raise the error a real execution would if EXECUTE is missing on one. */
 void
-CheckFunctionsExecutable(List *funcids)
+CacheCheckFunctionsExecutable(List *funcids)
 {
 	ListCell   *lc;
 	Oid			userid = GetUserId();

@@ -45,6 +45,6 @@ CacheExplainEnd(ExplainState *es)
 	if (last_plan_bypass != SFC_BYPASS_NONE && last_plan_bypass != SFC_BYPASS_DISABLED &&
 		es->format == EXPLAIN_FORMAT_TEXT)
 		appendStringInfo(es->str, "sfcache: bypass (%s)\n",
-						 BypassReasonName(last_plan_bypass));
+						 CacheBypassReasonName(last_plan_bypass));
 	last_plan_bypass = SFC_BYPASS_NONE;
 }

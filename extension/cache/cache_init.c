@@ -23,7 +23,7 @@ CacheInit(void)
 	SfcShmemRegister(&CacheStoreShmemPart);
 	SfcShmemRegister(&CacheStatsShmemPart);
 	CacheScanInit();
-	RelationSettingsInit();
+	CacheRelationSettingsInit();
 	/* statement shapes are counted by query id */
 	EnableQueryId();
 }

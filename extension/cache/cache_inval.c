@@ -164,7 +164,7 @@ CacheRegisterInvalidationCallback(CacheInvalidationCallback callback)
  * them (or a global one) is in flight: such a result must not be stored.
  */
 bool
-GenSnapshotTake(List *relids, GenSnapshot *snap)
+CacheGenSnapshotTake(List *relids, GenSnapshot *snap)
 {
 	ListCell   *lc;
 	bool		quiet = true;
@@ -204,7 +204,7 @@ GenSnapshotTake(List *relids, GenSnapshot *snap)
 
 /* True if no generation has moved from the values given. */
 bool
-GensAreCurrent(uint64 global, int nslots, const uint32 *slots, const uint64 *gens)
+CacheGensAreCurrent(uint64 global, int nslots, const uint32 *slots, const uint64 *gens)
 {
 	pg_memory_barrier();
 	if (pg_atomic_read_u64(&inval->global_gen) != global)
@@ -217,14 +217,14 @@ GensAreCurrent(uint64 global, int nslots, const uint32 *slots, const uint64 *gen
 
 /* True if no relation of the snapshot has changed since it was taken. */
 bool
-GenSnapshotIsCurrent(const GenSnapshot *snap)
+CacheGenSnapshotIsCurrent(const GenSnapshot *snap)
 {
-	return GensAreCurrent(snap->global, snap->nslots, snap->slots, snap->gens);
+	return CacheGensAreCurrent(snap->global, snap->nslots, snap->slots, snap->gens);
 }
 
 /* True if the current transaction has written any of the relations. */
 bool
-TransactionWroteAny(List *relids)
+CacheTransactionWroteAny(List *relids)
 {
 	ListCell   *lc;
 
@@ -328,7 +328,7 @@ note_write_global(void)
 
 /* Bump now, outside any transaction protocol: for sfcache.invalidate(). */
 void
-InvalidateRelationNow(Oid relid)
+CacheInvalidateRelationNow(Oid relid)
 {
 	List	   *rels = relations_affected_by_write(relid);
 	ListCell   *lc;
@@ -339,7 +339,7 @@ InvalidateRelationNow(Oid relid)
 }
 
 void
-InvalidateAllNow(void)
+CacheInvalidateAllNow(void)
 {
 	pg_atomic_fetch_add_u64(&inval->global_gen, 1);
 }

@@ -120,14 +120,14 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 	 * does, and those bypasses are common (reads after writes in one
 	 * transaction).
 	 */
-	if (CheckRuntimeBypass(info->relids) == SFC_BYPASS_NONE)
+	if (CacheCheckRuntimeBypass(info->relids) == SFC_BYPASS_NONE)
 		priv.key = CacheKeyForStatement(query, statement,
 										statement ? (int) strlen(statement) : 0);
 	else
 		priv.key.hi = priv.key.lo = 0;
 	priv.relids = info->relids;
 	priv.inh_roots = info->inh_roots;
-	priv.funcids = FunctionsExecutedBy(query);
+	priv.funcids = CacheFunctionsExecutedBy(query);
 	priv.ttl_override_s = info->ttl_override_s;
 	priv.ttl_default = info->ttl_default;
 	priv.cursor_options = cursorOptions;
@@ -189,7 +189,7 @@ plan_client_select(Query *parse, const char *query_string, int cursorOptions)
 	if (sfc_cache_mode == SFC_CACHE_OFF)
 		info.bypass = SFC_BYPASS_DISABLED;
 	else
-		CheckCacheable(parse, query_string, &info);
+		CacheCheckCacheable(parse, query_string, &info);
 	if (info.bypass == SFC_BYPASS_NONE)
 		return make_cache_plan(parse, pnstrdup(text, len), cursorOptions, &info);
 	CacheStatsBypass(info.bypass, parse->queryId);

@@ -222,7 +222,7 @@ setting_for(Oid relid)
 }
 
 bool
-RelationIsExcluded(Oid relid)
+CacheRelationIsExcluded(Oid relid)
 {
 	RelationSetting *s = setting_for(relid);
 
@@ -230,7 +230,7 @@ RelationIsExcluded(Oid relid)
 }
 
 int
-RelationTtl(Oid relid)
+CacheRelationTtl(Oid relid)
 {
 	RelationSetting *s = setting_for(relid);
 
@@ -238,13 +238,13 @@ RelationTtl(Oid relid)
 }
 
 void
-RelationSettingsInit(void)
+CacheRelationSettingsInit(void)
 {
 	CacheRegisterRelcacheCallback(settings_relcache_callback, (Datum) 0);
 	CacheRegisterSyscacheCallback(NAMESPACEOID, settings_namespace_callback, (Datum) 0);
 }
 
-PG_FUNCTION_INFO_V1(sfcache_relation_settings_changed_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_relation_settings_changed_0_1);
 
 /* Statement trigger on sfcache.relation_settings: tell every backend. */
 Datum

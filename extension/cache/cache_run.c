@@ -87,7 +87,7 @@ capture_destroy(DestReceiver *self)
 
 /* A receiver keeping up to limit bytes of serialised rows (0: none). */
 CaptureReceiver *
-CaptureReceiverCreate(Size limit)
+CacheCaptureReceiverCreate(Size limit)
 {
 	CaptureReceiver *cap = palloc0(sizeof(CaptureReceiver));
 
@@ -106,8 +106,8 @@ CaptureReceiverCreate(Size limit)
 
 /* Plan and run the saved query with the given parameters and snapshot. */
 void
-RunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
-			  Snapshot snapshot, DestReceiver *dest)
+CacheRunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
+				   Snapshot snapshot, DestReceiver *dest)
 {
 	Query	   *query = copyObject(priv->query);
 	PlannedStmt *stmt;

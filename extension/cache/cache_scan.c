@@ -127,7 +127,7 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 	SfcScanState *state = (SfcScanState *) node;
 
 	/* as ExecInitExpr would for the plan a hit does not start */
-	CheckFunctionsExecutable(state->priv.funcids);
+	CacheCheckFunctionsExecutable(state->priv.funcids);
 	state->replay_slot = ExecAllocTableSlot(&estate->es_tupleTable,
 											node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
 											&TTSOpsMinimalTuple);
@@ -138,13 +138,13 @@ static void
 run_uncached(SfcScanState *state, SfcBypass why)
 {
 	EState	   *estate = state->css.ss.ps.state;
-	CaptureReceiver *cap = CaptureReceiverCreate(0);
+	CaptureReceiver *cap = CacheCaptureReceiverCreate(0);
 
 	state->outcome = SFC_RUN_UNCACHED;
 	state->bypass = why;
 	CacheStatsBypass(why, state->priv.query->queryId);
-	RunSavedQuery(&state->priv, estate->es_param_list_info, estate->es_snapshot,
-				  (DestReceiver *) cap);
+	CacheRunSavedQuery(&state->priv, estate->es_param_list_info, estate->es_snapshot,
+					   (DestReceiver *) cap);
 	state->spill = cap->spill;
 }
 
@@ -156,23 +156,23 @@ static void
 run_as_leader(SfcScanState *state, CacheKey key)
 {
 	EState	   *estate = state->css.ss.ps.state;
-	CaptureReceiver *cap = CaptureReceiverCreate((Size) sfc_max_entry_size_kb * 1024);
+	CaptureReceiver *cap = CacheCaptureReceiverCreate((Size) sfc_max_entry_size_kb * 1024);
 	GenSnapshot gens;
 	bool		storable;
 
 	state->outcome = SFC_LEADER;
 	PG_TRY();
 	{
-		storable = GenSnapshotTake(state->priv.relids, &gens);
+		storable = CacheGenSnapshotTake(state->priv.relids, &gens);
 		PushActiveSnapshot(GetTransactionSnapshot());
 		SfcTestHoldOnAdvisoryLock(sfc_test_hold_leader_lock);
-		RunSavedQuery(&state->priv, estate->es_param_list_info,
-					  GetActiveSnapshot(), (DestReceiver *) cap);
+		CacheRunSavedQuery(&state->priv, estate->es_param_list_info,
+						   GetActiveSnapshot(), (DestReceiver *) cap);
 		PopActiveSnapshot();
 	}
 	PG_CATCH();
 	{
-		SingleflightAbandon(key, SFC_BYPASS_NONE);
+		CacheSingleflightAbandon(key, SFC_BYPASS_NONE);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -184,16 +184,16 @@ run_as_leader(SfcScanState *state, CacheKey key)
 
 	if (state->bypass != SFC_BYPASS_NONE)
 	{
-		SingleflightAbandon(key, state->bypass);
+		CacheSingleflightAbandon(key, state->bypass);
 		state->spill = cap->spill;
 	}
 	else
 	{
 		CachedResult result = {cap->buf.data, cap->buf.len};
 
-		state->bypass = SingleflightPublish(key, &gens, &result,
-											StatementTtl(state->priv.ttl_override_s,
-														 state->priv.ttl_default));
+		state->bypass = CacheSingleflightPublish(key, &gens, &result,
+												 CacheStatementTtl(state->priv.ttl_override_s,
+																   state->priv.ttl_default));
 	}
 	if (state->bypass != SFC_BYPASS_NONE)
 		CacheStatsBypass(state->bypass, state->priv.query->queryId);
@@ -207,13 +207,13 @@ resolve(SfcScanState *state)
 {
 	ParamListInfo params = state->css.ss.ps.state->es_param_list_info;
 	uint64		shape = state->priv.query->queryId;
-	SfcBypass	why = CheckRuntimeBypass(state->priv.relids);
+	SfcBypass	why = CacheCheckRuntimeBypass(state->priv.relids);
 	CacheKey	key;
 	CachedResult result;
 
 	state->resolved = true;
 	if (why == SFC_BYPASS_NONE)
-		why = CheckHierarchies(state->priv.inh_roots);
+		why = CacheCheckHierarchies(state->priv.inh_roots);
 	if (why == SFC_BYPASS_NONE && params != NULL && params->paramFetch != NULL)
 		why = SFC_BYPASS_NOT_SELECT;
 	if (why != SFC_BYPASS_NONE)
@@ -226,7 +226,7 @@ resolve(SfcScanState *state)
 		state->priv.key = CacheKeyForStatement(state->priv.query, state->priv.query_string,
 											   (int) strlen(state->priv.query_string));
 	key = CacheKeyWithParams(state->priv.key, params);
-	state->outcome = SingleflightBegin(key, shape, &result, &why);
+	state->outcome = CacheSingleflightBegin(key, shape, &result, &why);
 	switch (state->outcome)
 	{
 		case SFC_HIT:
@@ -327,10 +327,10 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		ExplainPropertyText("Cache", outcome_name(state), es);
 		if (state->bypass != SFC_BYPASS_NONE)
-			ExplainPropertyText("Cache Bypass", BypassReasonName(state->bypass), es);
+			ExplainPropertyText("Cache Bypass", CacheBypassReasonName(state->bypass), es);
 	}
 	ExplainPropertyInteger("Cache TTL", "s",
-						   StatementTtl(state->priv.ttl_override_s, state->priv.ttl_default), es);
+						   CacheStatementTtl(state->priv.ttl_override_s, state->priv.ttl_default), es);
 	if (es->verbose)
 	{
 		char		key[33];

@@ -56,19 +56,19 @@ static bool
 serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
 			CacheEntry **computing)
 {
-	LWLock	   *lock = StorePartitionLock(hashcode);
+	LWLock	   *lock = CacheStorePartitionLock(hashcode);
 	CacheEntry *e;
 	SfcCounter	why_not;
 	bool		served = false;
 
 	*computing = NULL;
 	LWLockAcquire(lock, LW_SHARED);
-	e = StoreLookup(key, hashcode);
+	e = CacheStoreLookup(key, hashcode);
 	if (e != NULL && e->state == ENTRY_COMPUTING)
 		*computing = e;
-	else if (e != NULL && StoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
+	else if (e != NULL && CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
 	{
-		StoreCopyResult(e, result);
+		CacheStoreCopyResult(e, result);
 		pg_atomic_write_u32(&e->referenced, 1);
 		served = true;
 	}
@@ -90,8 +90,8 @@ static LeadResult
 lead(CacheKey key, uint32 hashcode, uint64 shape)
 {
 	static bool exit_callback_registered = false;
-	LWLock	   *lock = StorePartitionLock(hashcode);
-	CacheEntry *fresh = StoreAllocate();
+	LWLock	   *lock = CacheStorePartitionLock(hashcode);
+	CacheEntry *fresh = CacheStoreAllocate();
 	CacheEntry *e;
 	SfcCounter	why_not;
 	LeadResult	result = LEAD_TAKEN;
@@ -105,19 +105,19 @@ lead(CacheKey key, uint32 hashcode, uint64 shape)
 	}
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
-	e = StoreLookup(key, hashcode);
+	e = CacheStoreLookup(key, hashcode);
 	if (e != NULL && e->state == ENTRY_READY &&
-		!StoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
+		!CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
 	{
 		/* followers still registered on it will find the slot changed */
 		CacheStatsCount(why_not, e->shape);
 		e->last_key = e->key;
 		e->last_ending = ENDING_RETRY;
-		StoreRemove(e);
+		CacheStoreRemove(e);
 		e = NULL;
 	}
 	if (e == NULL)
-		result = StoreInsert(fresh, key, hashcode) ? LEAD_OK : LEAD_NO_SLOT;
+		result = CacheStoreInsert(fresh, key, hashcode) ? LEAD_OK : LEAD_NO_SLOT;
 	if (result == LEAD_OK)
 	{
 		fresh->shape = shape;
@@ -127,7 +127,7 @@ lead(CacheKey key, uint32 hashcode, uint64 shape)
 	LWLockRelease(lock);
 
 	if (result != LEAD_OK)
-		StoreReleaseUnused(fresh);
+		CacheStoreReleaseUnused(fresh);
 	return result;
 }
 
@@ -135,7 +135,7 @@ lead(CacheKey key, uint32 hashcode, uint64 shape)
 static bool
 register_follower(CacheEntry *e, CacheKey key)
 {
-	LWLock	   *lock = StorePartitionLock(StoreHashKey(key));
+	LWLock	   *lock = CacheStorePartitionLock(CacheStoreHashKey(key));
 	bool		registered = false;
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
@@ -174,14 +174,14 @@ follower_check(CacheEntry *e, CacheKey key, CachedResult *result, SfcBypass *why
 		return FOLLOW_WAITING;
 
 	e->waiters--;
-	if (!StoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
+	if (!CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
 		return FOLLOW_RETRY;
-	StoreCopyResult(e, result);
+	CacheStoreCopyResult(e, result);
 	if (e->transient && e->waiters == 0)
 	{
 		e->last_key = e->key;
 		e->last_ending = ENDING_RETRY;
-		StoreRemove(e);
+		CacheStoreRemove(e);
 	}
 	return FOLLOW_SERVED;
 }
@@ -190,7 +190,7 @@ follower_check(CacheEntry *e, CacheKey key, CachedResult *result, SfcBypass *why
 static void
 unregister_follower(CacheEntry *e, CacheKey key)
 {
-	LWLock	   *lock = StorePartitionLock(StoreHashKey(key));
+	LWLock	   *lock = CacheStorePartitionLock(CacheStoreHashKey(key));
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
 	if (keys_equal(e->key, key) && e->state != ENTRY_FREE && e->waiters > 0)
@@ -221,7 +221,7 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 		ConditionVariablePrepareToSleep(&e->cv);
 		for (;;)
 		{
-			LWLock	   *lock = StorePartitionLock(StoreHashKey(key));
+			LWLock	   *lock = CacheStorePartitionLock(CacheStoreHashKey(key));
 			long		left;
 
 			LWLockAcquire(lock, LW_EXCLUSIVE);
@@ -255,13 +255,13 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 
 /*
  * Look a key up. On SFC_HIT and SFC_FOLLOWER_HIT, *result holds the rows;
- * on SFC_LEADER the caller must end with SingleflightPublish() or
- * SingleflightAbandon(); on SFC_RUN_UNCACHED, *why says why.
+ * on SFC_LEADER the caller must end with CacheSingleflightPublish() or
+ * CacheSingleflightAbandon(); on SFC_RUN_UNCACHED, *why says why.
  */
 SfcOutcome
-SingleflightBegin(CacheKey key, uint64 shape, CachedResult *result, SfcBypass *why)
+CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result, SfcBypass *why)
 {
-	uint32		hashcode = StoreHashKey(key);
+	uint32		hashcode = CacheStoreHashKey(key);
 	TimestampTz start = 0;
 	bool		waited = false;
 
@@ -324,35 +324,35 @@ SingleflightBegin(CacheKey key, uint64 shape, CachedResult *result, SfcBypass *w
  * stored, or SFC_BYPASS_NONE.
  */
 SfcBypass
-SingleflightPublish(CacheKey key, const GenSnapshot *gens,
-					const CachedResult *result, int ttl_s)
+CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
+						 const CachedResult *result, int ttl_s)
 {
 	LWLock	   *lock;
 	dsa_pointer dp;
 	Size		size;
 
 	Assert(leading != NULL && keys_equal(leading_key, key));
-	dp = StoreWriteResult(gens, result, &size);
+	dp = CacheStoreWriteResult(gens, result, &size);
 	if (!DsaPointerIsValid(dp))
 	{
-		SingleflightAbandon(key, SFC_BYPASS_NO_MEMORY);
+		CacheSingleflightAbandon(key, SFC_BYPASS_NO_MEMORY);
 		return SFC_BYPASS_NO_MEMORY;
 	}
 
-	lock = StorePartitionLock(leading->hashcode);
+	lock = CacheStorePartitionLock(leading->hashcode);
 	LWLockAcquire(lock, LW_EXCLUSIVE);
-	if (!GenSnapshotIsCurrent(gens) ||
+	if (!CacheGenSnapshotIsCurrent(gens) ||
 		(sfc_cache_mode == SFC_CACHE_COALESCE && leading->waiters == 0))
 	{
 		/* stale already, or nobody to hand it to in coalesce mode */
-		SfcBypass	why = GenSnapshotIsCurrent(gens) ? SFC_BYPASS_NONE : SFC_BYPASS_COMMIT_IN_FLIGHT;
+		SfcBypass	why = CacheGenSnapshotIsCurrent(gens) ? SFC_BYPASS_NONE : SFC_BYPASS_COMMIT_IN_FLIGHT;
 
 		LWLockRelease(lock);
-		StoreFreeResult(dp);
-		SingleflightAbandon(key, why);
+		CacheStoreFreeResult(dp);
+		CacheSingleflightAbandon(key, why);
 		return why;
 	}
-	StoreAttachResult(leading, dp, size);
+	CacheStoreAttachResult(leading, dp, size);
 	leading->state = ENTRY_READY;
 	leading->transient = (sfc_cache_mode == SFC_CACHE_COALESCE);
 	leading->leader_pid = 0;
@@ -370,7 +370,7 @@ SingleflightPublish(CacheKey key, const GenSnapshot *gens,
  * and a follower takes over; with a reason, followers run by themselves.
  */
 void
-SingleflightAbandon(CacheKey key, SfcBypass why)
+CacheSingleflightAbandon(CacheKey key, SfcBypass why)
 {
 	CacheEntry *e = leading;
 	LWLock	   *lock;
@@ -379,7 +379,7 @@ SingleflightAbandon(CacheKey key, SfcBypass why)
 		return;
 	leading = NULL;
 
-	lock = StorePartitionLock(e->hashcode);
+	lock = CacheStorePartitionLock(e->hashcode);
 	LWLockAcquire(lock, LW_EXCLUSIVE);
 	if (keys_equal(e->key, key) && e->state == ENTRY_COMPUTING &&
 		e->leader_pid == MyProcPid)
@@ -387,7 +387,7 @@ SingleflightAbandon(CacheKey key, SfcBypass why)
 		e->last_key = key;
 		e->last_ending = (why == SFC_BYPASS_NONE) ? ENDING_RETRY : ENDING_RUN_ALONE;
 		e->last_reason = why;
-		StoreRemove(e);
+		CacheStoreRemove(e);
 	}
 	LWLockRelease(lock);
 }
@@ -397,11 +397,11 @@ static void
 abandon_on_exit(int code, Datum arg)
 {
 	if (leading != NULL)
-		SingleflightAbandon(leading_key, SFC_BYPASS_NONE);
+		CacheSingleflightAbandon(leading_key, SFC_BYPASS_NONE);
 }
 
 void
 CacheFlushAll(void)
 {
-	StoreFlush();
+	CacheStoreFlush();
 }

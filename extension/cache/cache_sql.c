@@ -23,8 +23,8 @@
 
 #include "cache/cache.h"
 
-PG_FUNCTION_INFO_V1(sfcache_flush_0_1);
-PG_FUNCTION_INFO_V1(sfcache_invalidate_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_flush_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_invalidate_0_1);
 
 /* Drop every cached result, in every database. */
 Datum
@@ -70,7 +70,7 @@ sfcache_invalidate_0_1(PG_FUNCTION_ARGS)
 				 errmsg("must be owner of table %s", get_rel_name(relid)),
 				 errdetail("Only the owner of a relation (or a superuser) may invalidate the results that read it."),
 				 errhint("To drop every cached result, a superuser can call sfcache.flush().")));
-	InvalidateRelationNow(relid);
+	CacheInvalidateRelationNow(relid);
 	CacheInvalidateRelcacheByRelid(relid);
 	PG_RETURN_VOID();
 }

@@ -101,7 +101,7 @@ static const char *const bypass_names[SFC_NUM_BYPASS] = {
 };
 
 const char *
-BypassReasonName(SfcBypass why)
+CacheBypassReasonName(SfcBypass why)
 {
 	return bypass_names[why];
 }
@@ -313,10 +313,10 @@ hll_estimate(const uint8 *reg)
 
 /* ---- SQL functions ---- */
 
-PG_FUNCTION_INFO_V1(sfcache_stats_0_1);
-PG_FUNCTION_INFO_V1(sfcache_bypass_counts_0_1);
-PG_FUNCTION_INFO_V1(sfcache_statements_0_1);
-PG_FUNCTION_INFO_V1(sfcache_reset_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_stats_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_bypass_counts_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_statements_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_reset_0_1);
 
 Datum
 sfcache_stats_0_1(PG_FUNCTION_ARGS)
@@ -336,7 +336,7 @@ sfcache_stats_0_1(PG_FUNCTION_ARGS)
 		values[n++] = Int64GetDatum(pg_atomic_read_u64(&stats->counters[i]));
 	for (int i = 1; i < SFC_NUM_BYPASS; i++)
 		bypasses += pg_atomic_read_u64(&stats->bypasses[i]);
-	StoreUsage(&bytes, &nentries);
+	CacheStoreUsage(&bytes, &nentries);
 	values[n++] = Int64GetDatum(bypasses);
 	values[n++] = Int64GetDatum(bytes);
 	values[n++] = Int64GetDatum(nentries);
@@ -420,7 +420,7 @@ sfcache_statements_0_1(PG_FUNCTION_ARGS)
 }
 
 /* The distinct keys column is computed here to keep put_shape_row short. */
-PG_FUNCTION_INFO_V1(sfcache_statement_keys_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_statement_keys_0_1);
 
 Datum
 sfcache_statement_keys_0_1(PG_FUNCTION_ARGS)

@@ -166,20 +166,20 @@ store_area(void)
 }
 
 uint32
-StoreHashKey(CacheKey key)
+CacheStoreHashKey(CacheKey key)
 {
 	return keymap_hash(&key, sizeof(key));
 }
 
 LWLock *
-StorePartitionLock(uint32 hashcode)
+CacheStorePartitionLock(uint32 hashcode)
 {
 	return &store->locks[hashcode % SFC_PARTITIONS].lock;
 }
 
 /* Caller must hold the key's partition lock. */
 CacheEntry *
-StoreLookup(CacheKey key, uint32 hashcode)
+CacheStoreLookup(CacheKey key, uint32 hashcode)
 {
 	KeyMapEntry *m = hash_search_with_hash_value(keymap, &key, hashcode,
 												 HASH_FIND, NULL);
@@ -215,7 +215,7 @@ freelist_push(CacheEntry *e)
 
 /* Caller must hold the entry's partition lock exclusively. */
 void
-StoreRemove(CacheEntry *entry)
+CacheStoreRemove(CacheEntry *entry)
 {
 	hash_search_with_hash_value(keymap, &entry->key, entry->hashcode,
 								HASH_REMOVE, NULL);
@@ -245,7 +245,7 @@ evictable(CacheEntry *e, TimestampTz now)
 
 	if (e->state != ENTRY_READY || e->waiters > 0)
 		return false;
-	if (!StoreEntryIsCurrent(e, now, &why))
+	if (!CacheStoreEntryIsCurrent(e, now, &why))
 		return true;
 	return pg_atomic_exchange_u32(&e->referenced, 0) == 0;
 }
@@ -261,7 +261,7 @@ evict_one(void)
 		uint32		i = pg_atomic_fetch_add_u32(&store->clock_hand, 1) % sfc_max_entries;
 		CacheEntry *e = &entries[i];
 		uint32		hashcode = e->hashcode;
-		LWLock	   *lock = StorePartitionLock(hashcode);
+		LWLock	   *lock = CacheStorePartitionLock(hashcode);
 
 		if (e->state != ENTRY_READY)
 			continue;
@@ -275,7 +275,7 @@ evict_one(void)
 
 			e->last_key = e->key;
 			e->last_ending = ENDING_RETRY;
-			StoreRemove(e);
+			CacheStoreRemove(e);
 			LWLockRelease(lock);
 			CacheStatsCount(SFC_STAT_EVICTIONS, shape);
 			return true;
@@ -287,7 +287,7 @@ evict_one(void)
 
 /* A free entry, evicting one if needed; NULL if none can be had. */
 CacheEntry *
-StoreAllocate(void)
+CacheStoreAllocate(void)
 {
 	CacheEntry *e;
 
@@ -298,14 +298,14 @@ StoreAllocate(void)
 }
 
 void
-StoreReleaseUnused(CacheEntry *entry)
+CacheStoreReleaseUnused(CacheEntry *entry)
 {
 	freelist_push(entry);
 }
 
 /* Caller must hold the key's partition lock exclusively. */
 bool
-StoreInsert(CacheEntry *entry, CacheKey key, uint32 hashcode)
+CacheStoreInsert(CacheEntry *entry, CacheKey key, uint32 hashcode)
 {
 	KeyMapEntry *m;
 	bool		found;
@@ -355,7 +355,7 @@ header_tuples(ResultHeader *h)
  * partition locks. Returns InvalidDsaPointer when there is no room.
  */
 dsa_pointer
-StoreWriteResult(const GenSnapshot *gens, const CachedResult *result, Size *size)
+CacheStoreWriteResult(const GenSnapshot *gens, const CachedResult *result, Size *size)
 {
 	dsa_area   *a = store_area();
 	dsa_pointer dp;
@@ -378,14 +378,14 @@ StoreWriteResult(const GenSnapshot *gens, const CachedResult *result, Size *size
 }
 
 void
-StoreFreeResult(dsa_pointer dp)
+CacheStoreFreeResult(dsa_pointer dp)
 {
 	dsa_free(store_area(), dp);
 }
 
 /* Caller must hold the entry's partition lock exclusively. */
 void
-StoreAttachResult(CacheEntry *entry, dsa_pointer dp, Size size)
+CacheStoreAttachResult(CacheEntry *entry, dsa_pointer dp, Size size)
 {
 	entry->data = dp;
 	entry->size = size;
@@ -397,7 +397,7 @@ StoreAttachResult(CacheEntry *entry, dsa_pointer dp, Size size)
  * relation it read has changed. Caller must hold the entry's partition lock.
  */
 bool
-StoreEntryIsCurrent(CacheEntry *entry, TimestampTz now, SfcCounter *why_not)
+CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now, SfcCounter *why_not)
 {
 	ResultHeader *h;
 
@@ -408,7 +408,7 @@ StoreEntryIsCurrent(CacheEntry *entry, TimestampTz now, SfcCounter *why_not)
 		return false;
 	}
 	h = dsa_get_address(store_area(), entry->data);
-	if (!GensAreCurrent(h->global, h->nslots, header_slots(h), header_gens(h)))
+	if (!CacheGensAreCurrent(h->global, h->nslots, header_slots(h), header_gens(h)))
 	{
 		*why_not = SFC_STAT_INVALIDATIONS;
 		return false;
@@ -418,7 +418,7 @@ StoreEntryIsCurrent(CacheEntry *entry, TimestampTz now, SfcCounter *why_not)
 
 /* Copy a ready entry's tuples into local memory. Caller holds its lock. */
 void
-StoreCopyResult(CacheEntry *entry, CachedResult *out)
+CacheStoreCopyResult(CacheEntry *entry, CachedResult *out)
 {
 	ResultHeader *h = dsa_get_address(store_area(), entry->data);
 
@@ -429,9 +429,9 @@ StoreCopyResult(CacheEntry *entry, CachedResult *out)
 
 /* Drop every ready entry (computing ones finish and are then stale). */
 void
-StoreFlush(void)
+CacheStoreFlush(void)
 {
-	InvalidateAllNow();
+	CacheInvalidateAllNow();
 	for (int i = 0; i < sfc_max_entries; i++)
 	{
 		CacheEntry *e = &entries[i];
@@ -440,21 +440,21 @@ StoreFlush(void)
 
 		if (e->state != ENTRY_READY)
 			continue;
-		lock = StorePartitionLock(hashcode);
+		lock = CacheStorePartitionLock(hashcode);
 		LWLockAcquire(lock, LW_EXCLUSIVE);
 		if (e->hashcode % SFC_PARTITIONS == hashcode % SFC_PARTITIONS &&
 			e->state == ENTRY_READY && e->waiters == 0)
 		{
 			e->last_key = e->key;
 			e->last_ending = ENDING_RETRY;
-			StoreRemove(e);
+			CacheStoreRemove(e);
 		}
 		LWLockRelease(lock);
 	}
 }
 
 void
-StoreUsage(uint64 *bytes, uint64 *nentries)
+CacheStoreUsage(uint64 *bytes, uint64 *nentries)
 {
 	*bytes = pg_atomic_read_u64(&store->bytes_used);
 	*nentries = pg_atomic_read_u64(&store->entries_used);

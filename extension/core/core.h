@@ -17,7 +17,28 @@
 
 #include "datatype/timestamp.h"
 #include "executor/execdesc.h"
+#include "fmgr.h"
 #include "nodes/nodes.h"
+
+/* ---- exported symbols ---- */
+
+/*
+ * The module is built with -fvisibility=hidden (Makefile), as PostgreSQL
+ * 16's PGXS builds modules: PostgreSQL loads it with RTLD_GLOBAL, so only
+ * what PostgreSQL looks up is exported (_PG_init, the magic block, the
+ * SQL-callable functions and their pg_finfo_ records). PostgreSQL 15's
+ * PGDLLEXPORT is empty outside Windows: it is given 16's meaning here, and
+ * SFC_FUNCTION_INFO_V1 also declares the function itself exported, which
+ * 15's PG_FUNCTION_INFO_V1 does not. The only version shim of the module.
+ */
+#if PG_VERSION_NUM < 160000 && !defined(WIN32)
+#undef PGDLLEXPORT
+#define PGDLLEXPORT __attribute__((visibility("default")))
+#endif
+
+#define SFC_FUNCTION_INFO_V1(funcname) \
+	extern PGDLLEXPORT Datum funcname(PG_FUNCTION_ARGS); \
+	PG_FUNCTION_INFO_V1(funcname)
 
 /* ---- shared memory (core_shmem.c) ---- */
 

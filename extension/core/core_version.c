@@ -14,8 +14,8 @@
 
 #include "core/core.h"
 
-PG_FUNCTION_INFO_V1(sfcache_version_0_1);
-PG_FUNCTION_INFO_V1(sfcache_started_at_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_version_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_started_at_0_1);
 
 /* The version of the loaded shared library. */
 Datum

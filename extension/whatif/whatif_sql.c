@@ -26,10 +26,10 @@
 
 #include "whatif/whatif.h"
 
-PG_FUNCTION_INFO_V1(sfcache_whatif_0_1);
-PG_FUNCTION_INFO_V1(sfcache_hypothetical_index_0_1);
-PG_FUNCTION_INFO_V1(sfcache_hypothetical_indexes_0_1);
-PG_FUNCTION_INFO_V1(sfcache_hypothetical_reset_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_whatif_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_hypothetical_index_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_hypothetical_indexes_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_hypothetical_reset_0_1);
 
 /* One WhatifIndex per element of a text[] of CREATE INDEX statements. */
 static List *
