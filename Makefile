@@ -40,6 +40,7 @@ CACHE_OBJS = \
 ADVICE_OBJS = \
 	extension/advice/advice_build.o \
 	extension/advice/advice_existing.o \
+	extension/advice/advice_guc.o \
 	extension/advice/advice_hooks.o \
 	extension/advice/advice_qual.o \
 	extension/advice/advice_rules.o \

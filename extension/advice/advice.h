@@ -9,7 +9,8 @@
  * verify its suggestions) and on the result cache only to register its
  * invalidation callback; none of them calls into the advice.
  *
- *	advice_hooks.c	Init, GUCs, executor and utility hooks, sampling
+ *	advice_guc.c	settings
+ *	advice_hooks.c	Init, executor and utility hooks, sampling
  *	advice_walk.c	walk of a finished PlanState tree into observations
  *	advice_qual.c	classification of one qual (column or expression,
  *					operator, kind)
@@ -199,6 +200,9 @@ extern void AdviceExecutorStart(QueryDesc *queryDesc, int eflags);
 extern void AdviceExecutorEnd(QueryDesc *queryDesc);
 extern void AdviceUtilityDone(Node *stmt);
 extern void AdviceXactEvent(XactEvent event);
+
+/* advice_guc.c */
+extern void AdviceGucInit(void);
 extern bool advice_enabled;
 extern double advice_sample_rate;
 extern int	advice_max;

@@ -1,9 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * advice_hooks.c
- *		Owns the index advice's Init and GUCs (sfcache.advice,
- *		.advice_sample_rate, .advice_max, .advice_min_benefit) and its
- *		parts of the hooks core_hooks.c dispatches: ExecutorStart picks the
+ *		Owns the index advice's Init (its settings are advice_guc.c's) and
+ *		its parts of the hooks core_hooks.c dispatches: ExecutorStart picks the
  *		sampled top-level statements and asks for row counts, ExecutorEnd
  *		records them and counts writes, ProcessUtility counts COPY FROM and
  *		TRUNCATE, and the transaction callback forgets what failed.  The
@@ -41,43 +40,14 @@
 
 #define ADVICE_MAX_SAMPLED 8
 
-bool		advice_enabled = true;
-double		advice_sample_rate = 0.1;
-int			advice_max = 2000;
-double		advice_min_benefit = 0.3;
-
 /* Top-level statements being sampled (more than one with open cursors). */
 static QueryDesc *advice_sampled[ADVICE_MAX_SAMPLED];
 static int	advice_nsampled = 0;
 
-static void
-advice_define_gucs(void)
-{
-	DefineCustomBoolVariable("sfcache.advice",
-							 "Records scans that an index could serve, for sfcache.index_advice.",
-							 NULL, &advice_enabled, true, PGC_SUSET, 0,
-							 NULL, NULL, NULL);
-	DefineCustomRealVariable("sfcache.advice_sample_rate",
-							 "Share of top-level statements whose plan the index advice records.",
-							 "0 records none, 1 every statement.",
-							 &advice_sample_rate, 0.1, 0.0, 1.0, PGC_SUSET, 0,
-							 NULL, NULL, NULL);
-	DefineCustomIntVariable("sfcache.advice_max",
-							"Number of quals the index advice keeps in shared memory.",
-							"A quarter as many statements and tables are kept.",
-							&advice_max, 2000, 100, 1000000, PGC_POSTMASTER, 0,
-							NULL, NULL, NULL);
-	DefineCustomRealVariable("sfcache.advice_min_benefit",
-							 "Smallest verified cost reduction for which an index is suggested.",
-							 "0.3 means the recorded statements must be estimated 30% cheaper.",
-							 &advice_min_benefit, 0.3, 0.0, 1.0, PGC_USERSET, 0,
-							 NULL, NULL, NULL);
-}
-
 void
 AdviceInit(void)
 {
-	advice_define_gucs();
+	AdviceGucInit();
 	/* statements are recorded by query id */
 	EnableQueryId();
 	SfcShmemRegister(&AdviceShmemPart);

@@ -239,6 +239,17 @@ extern void CacheStatsRegisterShape(uint64 queryid, const char *text, int len);
 extern void CacheStatsKeySeen(uint64 shape, CacheKey key);
 extern const char *CacheBypassReasonName(SfcBypass why);
 
+/* The global counters, as sfcache.stats shows them. */
+typedef struct CacheStatsTotal
+{
+	uint64		counters[SFC_NUM_COUNTERS];
+	uint64		bypasses;		/* of every reason */
+	uint64		untracked;		/* statement shapes not tracked */
+	TimestampTz reset_at;
+} CacheStatsTotal;
+
+extern void CacheStatsTotals(CacheStatsTotal *out);
+
 /* ---- executor integration (cache_plan.c, cache_scan.c, cache_run.c) ---- */
 
 extern void CacheExplainNoteBypass(SfcBypass why);

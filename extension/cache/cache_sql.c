@@ -1,8 +1,9 @@
 /*-------------------------------------------------------------------------
  *
  * cache_sql.c
- *		SQL-callable functions that act on the cache: sfcache.flush() and
- *		sfcache.invalidate(regclass).
+ *		SQL-callable functions that act on the whole cache: sfcache.flush(),
+ *		sfcache.invalidate(regclass) and the sfcache.stats view (the
+ *		counters of cache_stats.c with the usage of cache_store.c).
  *
  * sfcache.flush() is revoked from PUBLIC by the install script.  Anybody
  * may call sfcache.invalidate(), but only on a relation whose owner's
@@ -13,18 +14,22 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "catalog/pg_class.h"
 #include "fmgr.h"
+#include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
+#include "utils/timestamp.h"
 
 #include "cache/cache.h"
 
 SFC_FUNCTION_INFO_V1(sfcache_flush_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_invalidate_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_stats_0_1);
 
 /* Drop every cached result, in every database. */
 Datum
@@ -73,4 +78,32 @@ sfcache_invalidate_0_1(PG_FUNCTION_ARGS)
 	CacheInvalidateRelationNow(relid);
 	CacheInvalidateRelcacheByRelid(relid);
 	PG_RETURN_VOID();
+}
+
+/* sfcache.stats: the global counters, bypasses, bytes and entries in use. */
+Datum
+sfcache_stats_0_1(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[SFC_NUM_COUNTERS + 5];
+	bool		nulls[SFC_NUM_COUNTERS + 5] = {0};
+	CacheStatsTotal totals;
+	uint64		bytes,
+				nentries;
+	int			n = 0;
+
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+
+	CacheStatsTotals(&totals);
+	for (int i = 0; i < SFC_NUM_COUNTERS; i++)
+		values[n++] = Int64GetDatum(totals.counters[i]);
+	CacheStoreUsage(&bytes, &nentries);
+	values[n++] = Int64GetDatum(totals.bypasses);
+	values[n++] = Int64GetDatum(bytes);
+	values[n++] = Int64GetDatum(nentries);
+	values[n++] = Int64GetDatum(totals.untracked);
+	values[n++] = TimestampTzGetDatum(totals.reset_at);
+	Assert(n == tupdesc->natts);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -313,37 +313,21 @@ hll_estimate(const uint8 *reg)
 
 /* ---- SQL functions ---- */
 
-SFC_FUNCTION_INFO_V1(sfcache_stats_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_bypass_counts_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_statements_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_reset_0_1);
 
-Datum
-sfcache_stats_0_1(PG_FUNCTION_ARGS)
+/* The global counters, for sfcache.stats (cache_sql.c). */
+void
+CacheStatsTotals(CacheStatsTotal *out)
 {
-	TupleDesc	tupdesc;
-	Datum		values[SFC_NUM_COUNTERS + 5];
-	bool		nulls[SFC_NUM_COUNTERS + 5] = {0};
-	uint64		bytes,
-				nentries,
-				bypasses = 0;
-	int			n = 0;
-
-	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
-		elog(ERROR, "return type must be a row type");
-
 	for (int i = 0; i < SFC_NUM_COUNTERS; i++)
-		values[n++] = Int64GetDatum(pg_atomic_read_u64(&stats->counters[i]));
+		out->counters[i] = pg_atomic_read_u64(&stats->counters[i]);
+	out->bypasses = 0;
 	for (int i = 1; i < SFC_NUM_BYPASS; i++)
-		bypasses += pg_atomic_read_u64(&stats->bypasses[i]);
-	CacheStoreUsage(&bytes, &nentries);
-	values[n++] = Int64GetDatum(bypasses);
-	values[n++] = Int64GetDatum(bytes);
-	values[n++] = Int64GetDatum(nentries);
-	values[n++] = Int64GetDatum(pg_atomic_read_u64(&stats->untracked));
-	values[n++] = TimestampTzGetDatum(stats->reset_at);
-	Assert(n == tupdesc->natts);
-	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+		out->bypasses += pg_atomic_read_u64(&stats->bypasses[i]);
+	out->untracked = pg_atomic_read_u64(&stats->untracked);
+	out->reset_at = stats->reset_at;
 }
 
 Datum
