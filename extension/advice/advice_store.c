@@ -347,7 +347,8 @@ AdviceStoreWrite(Oid relid)
 
 /*
  * Count one invalidation of relid's cached results: a committed
- * transaction that wrote it (inval.c calls this after the commit).
+ * transaction that wrote it. The result cache calls this after the commit,
+ * as the invalidation callback AdviceInit() registers.
  */
 void
 AdviceStoreInvalidation(Oid relid)

@@ -133,7 +133,7 @@ extern CacheKey CacheKeyWithParams(CacheKey query_key, ParamListInfo params);
 /* cache_settings.c */
 extern void CacheSettingsAppend(StringInfo buf);
 
-/* ---- cacheability (cacheable.c) ---- */
+/* ---- cacheability (cache_cacheable.c) ---- */
 
 /* What the cacheability check learnt about a statement. */
 typedef struct CacheableInfo
@@ -159,13 +159,13 @@ extern bool CacheNodeRunsMutableCode(Node *node, List **types);
 extern List *CacheFunctionsExecutedBy(Query *query);
 extern void CacheCheckFunctionsExecutable(List *funcids);
 
-/* ---- relation settings (relation_settings.c) ---- */
+/* ---- relation settings (cache_relation_settings.c) ---- */
 
 extern void CacheRelationSettingsInit(void);
 extern bool CacheRelationIsExcluded(Oid relid);
 extern int	CacheRelationTtl(Oid relid);
 
-/* ---- invalidation (inval.c) ---- */
+/* ---- invalidation (cache_inval.c) ---- */
 
 #define SFC_MAX_RELS 64			/* a statement reading more is not cached */
 
@@ -191,7 +191,7 @@ extern void CacheInvalidateAllNow(void);
 
 extern const SfcShmemPart CacheStoreShmemPart;
 
-/* ---- singleflight (singleflight.c) ---- */
+/* ---- singleflight (cache_singleflight.c) ---- */
 
 typedef enum SfcOutcome
 {

@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
- * cacheable.c
+ * cache_cacheable.c
  *		Whether a statement may be served from or stored in the cache, and
- *		which relations it reads (DESIGN.md, "When a statement may be
+ *		which relations it reads (doc/DESIGN.md, "When a statement may be
  *		served or stored").
  *
  * Checked when the statement is planned: a plain top-level SELECT (no row
@@ -49,7 +49,7 @@ static bool cacheable_walker(Node *node, WalkContext *ctx);
 /*
  * The members of an inheritance or partition hierarchy are not listed as
  * relations read: a write to one bumps the generations of its ancestors
- * too (inval.c). They must all be permanent tables of this server, though:
+ * too (cache_inval.c). They must all be permanent tables of this server, though:
  * a temporary member holds one session's rows, which another session's
  * execution does not see, and a foreign one is written where no hook sees
  * it. Checked when planned and again at each execution, since members

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * relation_settings.c
+ * cache_relation_settings.c
  *		Per-relation cache settings (a TTL override, exclusion), stored in
  *		the table sfcache.relation_settings and cached in each backend.
  *

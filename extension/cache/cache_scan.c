@@ -3,7 +3,7 @@
  * cache_scan.c
  *		The executor side of the sfcache custom scan. On its first row it
  *		computes the key (with the bound parameter values), asks
- *		singleflight.c what to do, and then replays: a hit from the copied
+ *		cache_singleflight.c what to do, and then replays: a hit from the copied
  *		result, a leader or an uncached run from what it captured while
  *		running the saved query (cache_run.c).
  *

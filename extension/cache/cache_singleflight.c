@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * singleflight.c
+ * cache_singleflight.c
  *		The state machine of a cache key, so that identical concurrent
  *		misses run once: one function per transition.
  *

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * test_hold.c
+ * core_test_hold.c
  *		The pause points of the isolation tests: a backend waits on an
  *		advisory lock that the test holds, which isolationtester sees as a
  *		lock wait (the technique of src/test/modules/delay_execution).

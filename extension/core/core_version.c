@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * version.c
+ * core_version.c
  *		SQL-callable functions that describe the loaded library, used by
  *		sfcache-advisor to refuse a mismatched extension.
  *
