@@ -240,15 +240,16 @@ fetch_column_stats(PGconn *conn, Workload *w)
 	}
 }
 
-/* Read everything but the column statistics (which need the choice made). */
+/*
+ * Read the advice, existing indexes and statements: not the column
+ * statistics (which need the choice made) nor the table activity (ttl.c).
+ */
 void
 fetch_workload(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 {
 	fetch_advice(conn, opts, w);
 	fetch_existing(conn, w);
 	fetch_statements(conn, w);
-	if (!opts->no_ttl)
-		ttl_fetch(conn, opts, w);
 }
 
 static void

@@ -108,6 +108,8 @@ main(int argc, char **argv)
 		apply_lock(conn, opts.quiet);
 
 	fetch_workload(conn, &opts, &w);
+	if (!opts.no_ttl)
+		ttl_fetch(conn, &opts, &w);	/* ttl.c uses fetch.c: not the reverse */
 	consolidate(&w, &opts);
 	name_indexes(conn, &w);
 	fetch_column_stats(conn, &w);
