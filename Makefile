@@ -91,8 +91,11 @@ ADVISOR_OBJS = \
 $(ADVISOR_OBJS): CPPFLAGS += -I$(includedir)
 $(ADVISOR_OBJS): advisor/advisor.h
 
+# libpgfeutils (Ctrl-C cancel), libpgcommon (logging, password prompt) and
+# libpgport are static libraries in $(pkglibdir), shipped by Debian's
+# postgresql-server-dev-15 as by a source install.
 $(ADVISOR): $(ADVISOR_OBJS)
-	$(CC) $(CFLAGS) $(ADVISOR_OBJS) $(libpq_pgport) $(LDFLAGS) $(LDFLAGS_EX) -lm -o $@
+	$(CC) $(CFLAGS) $(ADVISOR_OBJS) -L$(pkglibdir) -lpgfeutils $(libpq_pgport) $(LDFLAGS) $(LDFLAGS_EX) -lm -o $@
 
 $(OBJS): extension/sfcache.h extension/cache_store.h extension/cache_scan.h
 $(ADVICE_OBJS): extension/advice.h extension/whatif.h
