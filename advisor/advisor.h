@@ -161,7 +161,7 @@ typedef struct Workload
 	char	   *ext_version;
 	char	   *generated_at;	/* UTC time of the run */
 	char	   *options_text;	/* the options, for the header */
-	char	   *migration_name;	/* django: the migration's name */
+	char	   *migration_name; /* django: the migration's name */
 	char	   *dependency;		/* django: the app's latest migration, or NULL */
 	Advice	   *advice;
 	int			nadvice;

@@ -51,9 +51,14 @@ connect_once(const ConnectOptions *opts, const char *password)
 static char *
 prompt_password(const char *user)
 {
-	char	   *prompt = user ? psprintf("Password for user %s: ", user)
-		: pg_strdup("Password: ");
-	char	   *password = simple_prompt(prompt, false);
+	char	   *prompt;
+	char	   *password;
+
+	if (user != NULL)
+		prompt = psprintf("Password for user %s: ", user);
+	else
+		prompt = pg_strdup("Password: ");
+	password = simple_prompt(prompt, false);
 
 	free(prompt);
 	return password;

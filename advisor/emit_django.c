@@ -58,10 +58,10 @@ latest_migration(PGconn *conn, const char *app, char **name)
 	PGresult   *res;
 
 	/*
-	 * Read it only if it is a plain table without row security whose
-	 * columns all have built-in types: a view, a policy, or a type's
-	 * comparison or output function would run code of the table owner's
-	 * choosing as the advisor.
+	 * Read it only if it is a plain table without row security whose columns
+	 * all have built-in types: a view, a policy, or a type's comparison or
+	 * output function would run code of the table owner's choosing as the
+	 * advisor.
 	 */
 	*name = NULL;
 	res = advisor_query(conn, "check public.django_migrations", safe_sql, 0, NULL);

@@ -36,7 +36,7 @@ enum
  * Set by the first bad option (ADVISOR_EXIT_USAGE), --help or --version
  * (0): parsing stops and main() exits with it. -1 while parsing goes on.
  */
-static int parse_status = -1;
+static int	parse_status = -1;
 
 static void
 usage(void)
