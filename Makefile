@@ -108,8 +108,11 @@ ADVISOR_OBJS = \
 $(ADVISOR_OBJS): CPPFLAGS += -I$(includedir)
 $(ADVISOR_OBJS): advisor/advisor.h
 
+# libpgfeutils (Ctrl-C cancel), libpgcommon (logging, password prompt) and
+# libpgport are static libraries in $(pkglibdir), shipped by Debian's
+# postgresql-server-dev-15 as by a source install.
 $(ADVISOR): $(ADVISOR_OBJS)
-	$(CC) $(CFLAGS) $(ADVISOR_OBJS) $(libpq_pgport) $(LDFLAGS) $(LDFLAGS_EX) -lm -o $@
+	$(CC) $(CFLAGS) $(ADVISOR_OBJS) -L$(pkglibdir) -lpgfeutils $(libpq_pgport) $(LDFLAGS) $(LDFLAGS_EX) -lm -o $@
 
 # Each subsystem's files include its header and core's; core_hooks.c and
 # sfcache.c include every subsystem's, as does advice.h (cache, whatif).
