@@ -201,7 +201,10 @@ advice_sort_quals(AdviceContext *ctx, AdviceCandidate *c, List *quals,
 			continue;
 		if (varno != 1)
 		{
-			/* keep everything in the varno 1 form DDL and hypothetical indexes use */
+			/*
+			 * keep everything in the varno 1 form DDL and hypothetical
+			 * indexes use
+			 */
 			q->key = copyObject(q->key);
 			q->clause = copyObject(q->clause);
 			ChangeVarNodes((Node *) q->key, varno, 1, 0);

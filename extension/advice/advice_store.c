@@ -64,7 +64,7 @@ typedef struct AdviceStmtEntry
 	AdviceStmtKey key;			/* hash key: must be first */
 	int64		calls;
 	char		search_path[ADVICE_PATH_LEN];
-	char		text[ADVICE_TEXT_LEN];
+	char		query[ADVICE_TEXT_LEN];
 } AdviceStmtEntry;
 
 typedef struct AdviceTableKey
@@ -297,8 +297,8 @@ AdviceStoreStatement(Oid userid, uint64 queryid, const char *search_path,
 	{
 		e->calls = 0;
 		strlcpy(e->search_path, search_path, ADVICE_PATH_LEN);
-		memcpy(e->text, text, len);
-		e->text[len] = '\0';
+		memcpy(e->query, text, len);
+		e->query[len] = '\0';
 	}
 	if (e != NULL)
 		e->calls++;
@@ -432,7 +432,7 @@ AdviceCopyStatements(void)
 		s->queryid = e->key.queryid;
 		s->calls = e->calls;
 		s->search_path = pstrdup(e->search_path);
-		s->text = pstrdup(e->text);
+		s->text = pstrdup(e->query);
 		result = lappend(result, s);
 	}
 	LWLockRelease(advice_lock);

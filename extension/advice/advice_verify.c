@@ -170,9 +170,11 @@ AdviceVerify(AdviceContext *ctx)
 		bool		redundant = false;
 
 		foreach(lc2, kept)
+		{
 			redundant = redundant ||
 				advice_redundant(lfirst(lc), foreach_current_index(lc),
 								 lfirst(lc2), foreach_current_index(lc2));
+		}
 		if (!redundant)
 			result = lappend(result, lfirst(lc));
 	}

@@ -54,22 +54,22 @@ advice_observe(AdviceWalk *w, AdviceQual *q, Index varno, Oid relid,
 			   AdviceRole role, const AdviceRows *rows)
 {
 	AdviceObservation *o;
-	char	   *text;
+	char	   *expr_text;
 
 	if (w->nobs >= ADVICE_MAX_OBS)
 		return;
 	o = &w->obs[w->nobs++];
 	memset(o, 0, sizeof(AdviceObservation));
-	text = AdviceKeyText(q->key, varno, relid);
+	expr_text = AdviceKeyText(q->key, varno, relid);
 	o->key.dbid = MyDatabaseId;
 	o->key.userid = GetUserId();
 	o->key.relid = relid;
 	o->key.opno = q->opno;
-	o->key.exprhash = q->attnum == 0 ? AdviceHashText(text) : 0;
+	o->key.exprhash = q->attnum == 0 ? AdviceHashText(expr_text) : 0;
 	o->key.attnum = q->attnum;
 	o->key.role = role;
 	o->kind = q->kind;
-	strlcpy(o->expr, text, ADVICE_EXPR_LEN);
+	strlcpy(o->expr, expr_text, ADVICE_EXPR_LEN);
 	o->is_const = q->is_const;
 	o->const_hash = q->const_hash;
 	o->rows_scanned = rows->scanned;
@@ -213,18 +213,18 @@ static void
 advice_keep_statement(QueryDesc *queryDesc)
 {
 	PlannedStmt *stmt = queryDesc->plannedstmt;
-	const char *text = queryDesc->sourceText;
+	const char *source = queryDesc->sourceText;
 	int			len;
 
 	if (stmt->commandType != CMD_SELECT || stmt->hasModifyingCTE ||
-		stmt->queryId == 0 || text == NULL ||
+		stmt->queryId == 0 || source == NULL ||
 		(queryDesc->params != NULL && queryDesc->params->numParams > 0))
 		return;
 	if (stmt->stmt_location > 0)
-		text += stmt->stmt_location;
-	len = stmt->stmt_len > 0 ? stmt->stmt_len : (int) strlen(text);
+		source += stmt->stmt_location;
+	len = stmt->stmt_len > 0 ? stmt->stmt_len : (int) strlen(source);
 	AdviceStoreStatement(GetUserId(), stmt->queryId,
-						 GetConfigOption("search_path", false, false), text, len);
+						 GetConfigOption("search_path", false, false), source, len);
 }
 
 /* Record what a sampled statement's finished plan shows. */

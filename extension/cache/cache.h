@@ -109,8 +109,8 @@ typedef enum SfcBypass
 	SFC_BYPASS_NO_MEMORY,		/* could not make room for the result */
 	SFC_BYPASS_TOO_MANY_RELATIONS,	/* reads more than SFC_MAX_RELS */
 	SFC_BYPASS_WAIT_TIMEOUT,	/* waited sfcache.wait_timeout for a leader */
-	SFC_BYPASS_RECORD_RESULT,	/* anonymous record columns: typmods are
-								 * local to a backend */
+	SFC_BYPASS_RECORD_RESULT,	/* anonymous record columns: typmods are local
+								 * to a backend */
 	SFC_BYPASS_FOREIGN_RELATION,	/* a foreign table, or one in a hierarchy */
 	SFC_NUM_BYPASS
 } SfcBypass;
@@ -141,7 +141,8 @@ typedef struct CacheableInfo
 	SfcBypass	bypass;
 	List	   *relids;			/* OIDs of every relation it reads */
 	List	   *inh_roots;		/* those read with their descendants */
-	int			ttl_override_s; /* smallest sfcache.set_ttl() among them, 0 if none */
+	int			ttl_override_s; /* smallest sfcache.set_ttl() among them, 0 if
+								 * none */
 	bool		ttl_default;	/* does sfcache.ttl apply to one of them? */
 } CacheableInfo;
 
@@ -173,7 +174,7 @@ extern int	CacheRelationTtl(Oid relid);
 typedef struct GenSnapshot
 {
 	int			nslots;
-	uint64		global;
+	uint64		global_gen;
 	uint32		slots[SFC_MAX_RELS];
 	uint64		gens[SFC_MAX_RELS];
 } GenSnapshot;
@@ -181,7 +182,7 @@ typedef struct GenSnapshot
 extern const SfcShmemPart CacheInvalShmemPart;
 extern bool CacheGenSnapshotTake(List *relids, GenSnapshot *snap);
 extern bool CacheGenSnapshotIsCurrent(const GenSnapshot *snap);
-extern bool CacheGensAreCurrent(uint64 global, int nslots, const uint32 *slots,
+extern bool CacheGensAreCurrent(uint64 global_gen, int nslots, const uint32 *slots,
 								const uint64 *gens);
 extern bool CacheTransactionWroteAny(List *relids);
 extern void CacheInvalidateRelationNow(Oid relid);
@@ -235,7 +236,7 @@ extern const SfcShmemPart CacheStatsShmemPart;
 extern void CacheStatsCount(SfcCounter counter, uint64 shape);
 extern void CacheStatsBypass(SfcBypass why, uint64 shape);
 extern void CacheStatsStored(uint64 shape, Size bytes);
-extern void CacheStatsRegisterShape(uint64 queryid, const char *text, int len);
+extern void CacheStatsRegisterShape(uint64 queryid, const char *query_text, int len);
 extern void CacheStatsKeySeen(uint64 shape, CacheKey key);
 extern const char *CacheBypassReasonName(SfcBypass why);
 
@@ -306,7 +307,7 @@ extern void CacheStoreReleaseUnused(CacheEntry *entry);
 extern bool CacheStoreInsert(CacheEntry *entry, CacheKey key, uint32 hashcode);
 extern void CacheStoreRemove(CacheEntry *entry);
 extern dsa_pointer CacheStoreWriteResult(const GenSnapshot *gens,
-										const CachedResult *result, Size *size);
+										 const CachedResult *result, Size *size);
 extern void CacheStoreFreeResult(dsa_pointer dp);
 extern void CacheStoreAttachResult(CacheEntry *entry, dsa_pointer dp, Size size);
 extern bool CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now,

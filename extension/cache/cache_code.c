@@ -339,8 +339,10 @@ CacheNodeRunsMutableCode(Node *node, List **types)
 			break;
 		case T_RowCompareExpr:
 			foreach(lc, ((RowCompareExpr *) node)->opnos)
+			{
 				if (operator_is_mutable(lfirst_oid(lc), types))
 					return true;
+			}
 			break;
 		case T_SortGroupClause:
 			return sort_group_is_mutable((SortGroupClause *) node, types);
@@ -349,8 +351,10 @@ CacheNodeRunsMutableCode(Node *node, List **types)
 				CacheFunctionIsMutable(((WindowClause *) node)->endInRangeFunc);
 		case T_SetOperationStmt:
 			foreach(lc, ((SetOperationStmt *) node)->groupClauses)
+			{
 				if (sort_group_is_mutable(lfirst_node(SortGroupClause, lc), types))
 					return true;
+			}
 			return false;
 		default:
 			break;

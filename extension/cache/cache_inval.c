@@ -185,7 +185,7 @@ CacheGenSnapshotTake(List *relids, GenSnapshot *snap)
 		}
 	}
 
-	snap->global = pg_atomic_read_u64(&inval->global_gen);
+	snap->global_gen = pg_atomic_read_u64(&inval->global_gen);
 	for (int i = 0; i < snap->nslots; i++)
 		snap->gens[i] = pg_atomic_read_u64(&inval->slots[snap->slots[i]].gen);
 
@@ -205,10 +205,10 @@ CacheGenSnapshotTake(List *relids, GenSnapshot *snap)
 
 /* True if no generation has moved from the values given. */
 bool
-CacheGensAreCurrent(uint64 global, int nslots, const uint32 *slots, const uint64 *gens)
+CacheGensAreCurrent(uint64 global_gen, int nslots, const uint32 *slots, const uint64 *gens)
 {
 	pg_memory_barrier();
-	if (pg_atomic_read_u64(&inval->global_gen) != global)
+	if (pg_atomic_read_u64(&inval->global_gen) != global_gen)
 		return false;
 	for (int i = 0; i < nslots; i++)
 		if (pg_atomic_read_u64(&inval->slots[slots[i]].gen) != gens[i])
@@ -220,7 +220,7 @@ CacheGensAreCurrent(uint64 global, int nslots, const uint32 *slots, const uint64
 bool
 CacheGenSnapshotIsCurrent(const GenSnapshot *snap)
 {
-	return CacheGensAreCurrent(snap->global, snap->nslots, snap->slots, snap->gens);
+	return CacheGensAreCurrent(snap->global_gen, snap->nslots, snap->slots, snap->gens);
 }
 
 /* True if the current transaction has written any of the relations. */
@@ -234,8 +234,10 @@ CacheTransactionWroteAny(List *relids)
 	if (written_relids == NIL)
 		return false;
 	foreach(lc, relids)
+	{
 		if (list_member_oid(written_relids, lfirst_oid(lc)))
 			return true;
+	}
 	return false;
 }
 
@@ -389,8 +391,10 @@ report_invalidations(void)
 	ListCell   *lc;
 
 	foreach(lc, written_relids)
+	{
 		for (int i = 0; i < n_invalidation_callbacks; i++)
 			invalidation_callbacks[i] (lfirst_oid(lc));
+	}
 }
 
 static void

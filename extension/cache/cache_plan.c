@@ -113,6 +113,7 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 	 * planning on a miss, since the planner scribbles on its input.
 	 */
 	priv.query = query;
+
 	/*
 	 * A statement that would bypass the cache if it ran now (its transaction
 	 * wrote a relation it reads, or another isolation level) leaves its key

@@ -80,7 +80,7 @@ SfcScanPrivateToList(const SfcScanPrivate *priv)
 	String	   *text = makeString(priv->query_string ? (char *) priv->query_string : pstrdup(""));
 
 	return list_make5(priv->query, key, list_make3(priv->relids, priv->inh_roots,
-												  priv->funcids),
+												   priv->funcids),
 					  ints, text);
 }
 

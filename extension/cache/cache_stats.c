@@ -58,7 +58,7 @@ typedef struct Shape
 	uint64		bytes_stored;
 	SfcBypass	last_bypass;
 	uint8		hll[HLL_REGISTERS];
-	char		text[SHAPE_TEXT_LEN];
+	char		query[SHAPE_TEXT_LEN];
 } Shape;
 
 typedef struct StatsShared
@@ -223,7 +223,7 @@ shape_known_locally(const ShapeKey *key)
 
 /* Make sure the statement shape is tracked, keeping a prefix of its text. */
 void
-CacheStatsRegisterShape(uint64 queryid, const char *text, int len)
+CacheStatsRegisterShape(uint64 queryid, const char *query_text, int len)
 {
 	ShapeKey	key = shape_key(queryid);
 	uint32		hash = shape_hash(&key, sizeof(key));
@@ -247,11 +247,11 @@ CacheStatsRegisterShape(uint64 queryid, const char *text, int len)
 	{
 		memset((char *) s + sizeof(ShapeKey), 0, sizeof(Shape) - sizeof(ShapeKey));
 		SpinLockInit(&s->mutex);
-		if (text != NULL)
+		if (query_text != NULL)
 		{
-			len = pg_mbcliplen(text, Min(len, SHAPE_TEXT_LEN - 1), SHAPE_TEXT_LEN - 1);
-			memcpy(s->text, text, len);
-			s->text[len] = '\0';
+			len = pg_mbcliplen(query_text, Min(len, SHAPE_TEXT_LEN - 1), SHAPE_TEXT_LEN - 1);
+			memcpy(s->query, query_text, len);
+			s->query[len] = '\0';
 		}
 	}
 	LWLockRelease(lock);
@@ -359,7 +359,7 @@ put_shape_row(ReturnSetInfo *rsinfo, const Shape *s)
 	values[n++] = ObjectIdGetDatum(s->key.dbid);
 	values[n++] = ObjectIdGetDatum(s->key.userid);
 	values[n++] = Int64GetDatum((int64) s->key.queryid);
-	values[n++] = CStringGetTextDatum(s->text);
+	values[n++] = CStringGetTextDatum(s->query);
 	values[n++] = Int64GetDatum(s->counters[SFC_STAT_HITS] +
 								s->counters[SFC_STAT_MISSES] + s->bypasses);
 	values[n++] = Int64GetDatum(s->counters[SFC_STAT_HITS]);

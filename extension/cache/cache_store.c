@@ -36,7 +36,7 @@
 typedef struct ResultHeader
 {
 	int32		nslots;
-	uint64		global;
+	uint64		global_gen;
 	Size		tuples_len;
 	/* uint64 gens[nslots], uint32 slots[nslots], then MAXALIGNed tuples */
 } ResultHeader;
@@ -369,7 +369,7 @@ CacheStoreWriteResult(const GenSnapshot *gens, const CachedResult *result, Size 
 
 	h = dsa_get_address(a, dp);
 	h->nslots = gens->nslots;
-	h->global = gens->global;
+	h->global_gen = gens->global_gen;
 	h->tuples_len = result->len;
 	memcpy(header_gens(h), gens->gens, gens->nslots * sizeof(uint64));
 	memcpy(header_slots(h), gens->slots, gens->nslots * sizeof(uint32));
@@ -408,7 +408,7 @@ CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now, SfcCounter *why_not
 		return false;
 	}
 	h = dsa_get_address(store_area(), entry->data);
-	if (!CacheGensAreCurrent(h->global, h->nslots, header_slots(h), header_gens(h)))
+	if (!CacheGensAreCurrent(h->global_gen, h->nslots, header_slots(h), header_gens(h)))
 	{
 		*why_not = SFC_STAT_INVALIDATIONS;
 		return false;

@@ -31,7 +31,7 @@
 
 #include "whatif/whatif.h"
 
-static List *whatif_session = NIL; /* WhatifIndex *, in TopMemoryContext */
+static List *whatif_session = NIL;	/* WhatifIndex *, in TopMemoryContext */
 static List *whatif_active = NIL;	/* offered inside WhatifPlan() */
 static bool whatif_planning = false;
 static int	whatif_explain_depth = 0;

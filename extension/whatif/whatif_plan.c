@@ -44,10 +44,10 @@ whatif_error_position(void *arg)
 }
 
 void
-WhatifErrorPositionPush(ErrorContextCallback *cb, const char *text)
+WhatifErrorPositionPush(ErrorContextCallback *cb, const char *statement)
 {
 	cb->callback = whatif_error_position;
-	cb->arg = (void *) text;
+	cb->arg = (void *) statement;
 	cb->previous = error_context_stack;
 	error_context_stack = cb;
 }

@@ -113,7 +113,7 @@ whatif_estimate_gin(WhatifIndex *windex, double tuples)
 		keys += Max(1.0, type == JSONBOID ? width / 16.0 : width / 8.0);
 	}
 	windex->pages = (BlockNumber) (ceil(tuples * keys * HYPO_GIN_POSTING /
-									  (HYPO_PAGE_SPACE * HYPO_FILL)) + 2);
+										(HYPO_PAGE_SPACE * HYPO_FILL)) + 2);
 	windex->tree_height = 1;
 }
 
