@@ -5,45 +5,57 @@ EXTENSION = sfcache
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" sfcache.control)
 
 MODULE_big = sfcache
-OBJS = \
-	extension/sfcache.o \
-	extension/shmem.o \
-	extension/version.o \
-	extension/cache_explain.o \
-	extension/cache_guc.o \
-	extension/cache_key.o \
-	extension/cache_key_memo.o \
-	extension/cache_settings.o \
-	extension/cache_plan.o \
-	extension/cache_run.o \
-	extension/cache_scan.o \
-	extension/cache_sql.o \
-	extension/cache_stats.o \
-	extension/cache_store.o \
-	extension/cacheable.o \
-	extension/cache_code.o \
-	extension/inval.o \
-	extension/relation_settings.o \
-	extension/singleflight.o \
-	extension/test_hold.o \
-	$(ADVICE_OBJS)
+OBJS = $(CORE_OBJS) $(CACHE_OBJS) $(ADVICE_OBJS) $(WHATIF_OBJS)
 
-# Index advice and hypothetical indexes (issue 4).
+# extension/core: _PG_init, the hook points, shared memory, nesting level.
+CORE_OBJS = \
+	extension/core/sfcache.o \
+	extension/core/core_hooks.o \
+	extension/core/core_nesting.o \
+	extension/core/core_shmem.o \
+	extension/core/core_test_hold.o \
+	extension/core/core_version.o
+
+# extension/cache: the result cache.
+CACHE_OBJS = \
+	extension/cache/cache_cacheable.o \
+	extension/cache/cache_code.o \
+	extension/cache/cache_explain.o \
+	extension/cache/cache_guc.o \
+	extension/cache/cache_init.o \
+	extension/cache/cache_inval.o \
+	extension/cache/cache_key.o \
+	extension/cache/cache_key_memo.o \
+	extension/cache/cache_plan.o \
+	extension/cache/cache_relation_settings.o \
+	extension/cache/cache_run.o \
+	extension/cache/cache_scan.o \
+	extension/cache/cache_settings.o \
+	extension/cache/cache_singleflight.o \
+	extension/cache/cache_sql.o \
+	extension/cache/cache_stats.o \
+	extension/cache/cache_store.o
+
+# extension/advice: index advice.
 ADVICE_OBJS = \
-	extension/advice_build.o \
-	extension/advice_existing.o \
-	extension/advice_hooks.o \
-	extension/advice_qual.o \
-	extension/advice_rules.o \
-	extension/advice_sql.o \
-	extension/advice_store.o \
-	extension/advice_verify.o \
-	extension/advice_walk.o \
-	extension/whatif.o \
-	extension/whatif_ddl.o \
-	extension/whatif_plan.o \
-	extension/whatif_size.o \
-	extension/whatif_sql.o
+	extension/advice/advice_build.o \
+	extension/advice/advice_existing.o \
+	extension/advice/advice_guc.o \
+	extension/advice/advice_hooks.o \
+	extension/advice/advice_qual.o \
+	extension/advice/advice_rules.o \
+	extension/advice/advice_sql.o \
+	extension/advice/advice_store.o \
+	extension/advice/advice_verify.o \
+	extension/advice/advice_walk.o
+
+# extension/whatif: hypothetical indexes.
+WHATIF_OBJS = \
+	extension/whatif/whatif.o \
+	extension/whatif/whatif_ddl.o \
+	extension/whatif/whatif_plan.o \
+	extension/whatif/whatif_size.o \
+	extension/whatif/whatif_sql.o
 
 DATA = $(wildcard sql/sfcache--*.sql)
 
@@ -55,18 +67,23 @@ REGRESS_OPTS = --inputdir=regress --temp-instance=./tmp_check \
 ISOLATION = $(patsubst regress/specs/%.spec,%,$(sort $(wildcard regress/specs/*.spec)))
 ISOLATION_OPTS = --inputdir=regress --temp-instance=./tmp_check_iso \
 	--temp-config=regress/sfcache.conf
-# TAP tests (regress/t/*.pl) are run by scripts/test through prove, so that
-# the advisor binary built here is on their PATH.
-EXTRA_CLEAN = tmp_check tmp_check_iso results output_iso log regression.* \
+# TAP tests: PGXS's prove_installcheck (scripts/test puts advisor/ on PATH).
+TAP_TESTS = 1
+PROVE_TESTS = regress/t/*.pl
+EXTRA_CLEAN = tmp_check tmp_check_iso tmp_core results output_iso log regression.* \
 	$(ADVISOR) $(ADVISOR_OBJS)
 
-PG_CPPFLAGS = -DSFCACHE_VERSION=\"$(EXTVERSION)\"
+PG_CPPFLAGS = -DSFCACHE_VERSION=\"$(EXTVERSION)\" -Iextension
+# -fvisibility=hidden: only what PostgreSQL looks up is exported (see
+# extension/core/core.h and scripts/check-exports).
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-	-Wno-sign-compare
+	-Wno-sign-compare -fvisibility=hidden
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 include $(PGXS)
+
+PG_PROVE_FLAGS += -I $(srcdir)/regress/t
 
 # sfcache-advisor: a frontend program built beside the module. PGXS allows
 # only one of MODULE_big and PROGRAM, so its rules are spelled out here.
@@ -91,11 +108,18 @@ ADVISOR_OBJS = \
 $(ADVISOR_OBJS): CPPFLAGS += -I$(includedir)
 $(ADVISOR_OBJS): advisor/advisor.h
 
+# libpgfeutils (Ctrl-C cancel), libpgcommon (logging, password prompt) and
+# libpgport are static libraries in $(pkglibdir), shipped by Debian's
+# postgresql-server-dev-15 as by a source install.
 $(ADVISOR): $(ADVISOR_OBJS)
-	$(CC) $(CFLAGS) $(ADVISOR_OBJS) $(libpq_pgport) $(LDFLAGS) $(LDFLAGS_EX) -lm -o $@
+	$(CC) $(CFLAGS) $(ADVISOR_OBJS) -L$(pkglibdir) -lpgfeutils $(libpq_pgport) $(LDFLAGS) $(LDFLAGS_EX) -lm -o $@
 
-$(OBJS): extension/sfcache.h extension/cache_store.h extension/cache_scan.h
-$(ADVICE_OBJS): extension/advice.h extension/whatif.h
+# Each subsystem's files include its header and core's; core_hooks.c and
+# sfcache.c include every subsystem's, as does advice.h (cache, whatif).
+$(OBJS): extension/core/core.h
+$(CORE_OBJS) $(CACHE_OBJS) $(ADVICE_OBJS): extension/cache/cache.h
+$(CORE_OBJS) $(ADVICE_OBJS) $(WHATIF_OBJS): extension/whatif/whatif.h
+$(CORE_OBJS) $(ADVICE_OBJS): extension/advice/advice.h
 
 all: $(ADVISOR)
 

@@ -13,6 +13,7 @@
 
 #include <stdio.h>
 
+#include "fe_utils/connect_utils.h"
 #include "libpq-fe.h"
 #include "pqexpbuffer.h"
 
@@ -32,6 +33,7 @@ typedef struct ConnectOptions
 	const char *host;
 	const char *port;
 	const char *username;
+	enum trivalue prompt_password;	/* -W: TRI_YES, -w: TRI_NO */
 } ConnectOptions;
 
 typedef enum OutputFormat
@@ -159,6 +161,8 @@ typedef struct Workload
 	char	   *ext_version;
 	char	   *generated_at;	/* UTC time of the run */
 	char	   *options_text;	/* the options, for the header */
+	char	   *migration_name; /* django: the migration's name */
+	char	   *dependency;		/* django: the app's latest migration, or NULL */
 	Advice	   *advice;
 	int			nadvice;
 	ExistingIndex *existing;
@@ -175,13 +179,20 @@ typedef struct Workload
 	int			nfiltered;
 } Workload;
 
+/*
+ * Errors: a function that can fail logs the reason (common/logging.h) and
+ * returns false, NULL or an exit code; main() alone closes the connection
+ * and exits.
+ */
+
 /* connect.c */
 extern PGconn *advisor_connect(const ConnectOptions *opts);
-extern char *advisor_check_extension(PGconn *conn);
-extern void advisor_fail(PGconn *conn, const char *what);
+extern void advisor_disconnect(PGconn *conn);
+extern int	advisor_check_extension(PGconn *conn, char **version);
+extern void advisor_query_error(PGconn *conn, const char *what, const char *sql);
 
 /* options.c */
-extern void advisor_parse_options(int argc, char **argv, AdvisorOptions *opts);
+extern int	advisor_parse_options(int argc, char **argv, AdvisorOptions *opts);
 extern char *advisor_options_text(const AdvisorOptions *opts);
 
 /* strlist.c */
@@ -189,6 +200,7 @@ extern void strlist_add(StrList *l, const char *s);
 extern void strlist_add_nocopy(StrList *l, char *s);
 extern int	strlist_find(const StrList *l, const char *s);
 extern void strlist_free(StrList *l);
+extern bool advisor_quoting_failed;
 extern char *esc_ident(PGconn *conn, const char *ident);
 extern char *esc_literal(PGconn *conn, const char *text);
 extern void append_comment_text(PQExpBuffer buf, const char *text, int max);
@@ -201,22 +213,22 @@ extern char *key_unquote(const char *key);
 extern int	key_is_column(const char *key);
 
 /* fetch.c */
-extern void fetch_workload(PGconn *conn, const AdvisorOptions *opts, Workload *w);
-extern void fetch_column_stats(PGconn *conn, Workload *w);
+extern bool fetch_workload(PGconn *conn, const AdvisorOptions *opts, Workload *w);
+extern bool fetch_column_stats(PGconn *conn, Workload *w);
 extern void workload_free(Workload *w);
 extern int	table_selected(const AdvisorOptions *opts, const char *schema,
 						   const char *table);
-extern PGresult *advisor_query(PGconn *conn, const char *sql, int nparams,
-							   const char *const *params);
+extern PGresult *advisor_query(PGconn *conn, const char *what, const char *sql,
+							   int nparams, const char *const *params);
 
 /* consolidate.c */
 extern void consolidate(Workload *w, const AdvisorOptions *opts);
 
 /* naming.c */
-extern void name_indexes(PGconn *conn, Workload *w);
+extern bool name_indexes(PGconn *conn, Workload *w);
 
 /* ttl.c */
-extern void ttl_fetch(PGconn *conn, const AdvisorOptions *opts, Workload *w);
+extern bool ttl_fetch(PGconn *conn, const AdvisorOptions *opts, Workload *w);
 extern int	ttl_recommend(double writes_per_minute, long long writes, int global_s);
 extern int	ttl_count(const Workload *w);
 
@@ -235,12 +247,12 @@ extern void emit_comment(FILE *out, const char *prefix, const char *text);
 extern void emit_header(FILE *out, const char *prefix, const Workload *w,
 						const AdvisorOptions *opts);
 extern void emit_sql(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts);
-extern char *django_name(PGconn *conn, const AdvisorOptions *opts, char **dependency);
+extern bool django_prepare(PGconn *conn, const AdvisorOptions *opts, Workload *w);
 extern void emit_django(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts);
 extern void emit_json(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts);
 
 /* apply.c */
-extern void apply_lock(PGconn *conn, int quiet);
+extern bool apply_lock(PGconn *conn, int quiet);
 extern int	apply_migration(PGconn *conn, const Workload *w, const AdvisorOptions *opts);
 
 #endif							/* SFCACHE_ADVISOR_H */

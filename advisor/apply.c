@@ -14,34 +14,51 @@
 
 #include <time.h>
 
+#include "common/logging.h"
+
 #include "advisor.h"
 
 /* pg_advisory_lock key: the bytes of "sfcache" as a bigint. */
 #define ADVISOR_LOCK_KEY	"32482199343425637"
 
+/* A one-row boolean query: 1 (true), 0 (false), or -1 on failure (logged). */
 static int
-query_bool(PGconn *conn, const char *sql)
+query_bool(PGconn *conn, const char *what, const char *sql)
 {
-	PGresult   *res = advisor_query(conn, sql, 0, NULL);
-	int			v = PQntuples(res) == 1 && PQgetvalue(res, 0, 0)[0] == 't';
+	PGresult   *res = advisor_query(conn, what, sql, 0, NULL);
+	int			v;
 
+	if (res == NULL)
+		return -1;
+	v = PQntuples(res) == 1 && PQgetvalue(res, 0, 0)[0] == 't';
 	PQclear(res);
 	return v;
 }
 
-/* Take the advisory lock, waiting (and saying so) if another advisor has it. */
-void
+/*
+ * Take the advisory lock, waiting (and saying so) if another advisor has
+ * it; false on failure (logged), such as a Ctrl-C while waiting.
+ */
+bool
 apply_lock(PGconn *conn, int quiet)
 {
 	PGresult   *res;
 
-	if (query_bool(conn, "SELECT pg_catalog.pg_try_advisory_lock(" ADVISOR_LOCK_KEY ")"))
-		return;
+	switch (query_bool(conn, "take the advisory lock of --apply",
+					   "SELECT pg_catalog.pg_try_advisory_lock(" ADVISOR_LOCK_KEY ")"))
+	{
+		case 1:
+			return true;
+		case -1:
+			return false;
+	}
 	if (!quiet)
-		fprintf(stderr, "sfcache-advisor: waiting for another sfcache-advisor --apply (advisory lock %s)\n",
-				ADVISOR_LOCK_KEY);
-	res = advisor_query(conn, "SELECT pg_catalog.pg_advisory_lock(" ADVISOR_LOCK_KEY ")", 0, NULL);
+		pg_log_info("waiting for another sfcache-advisor --apply (advisory lock %s)",
+					ADVISOR_LOCK_KEY);
+	res = advisor_query(conn, "wait for the advisory lock of --apply",
+						"SELECT pg_catalog.pg_advisory_lock(" ADVISOR_LOCK_KEY ")", 0, NULL);
 	PQclear(res);
+	return res != NULL;
 }
 
 static double
@@ -67,12 +84,13 @@ apply_one(PGconn *conn, const char *sql, int quiet)
 	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
 	if (!ok)
 	{
-		fprintf(stderr, "sfcache-advisor: failed: %s\n%s", sql, PQerrorMessage(conn));
+		pg_log_error("could not apply the migration: %s", PQerrorMessage(conn));
+		pg_log_error_detail("Statement was: %s", sql);
 		if (strncmp(sql, "CREATE", 6) == 0)
-			fprintf(stderr, "HINT:  A failed CREATE INDEX CONCURRENTLY leaves an invalid index behind; drop it with DROP INDEX CONCURRENTLY before running again.\n");
+			pg_log_error_hint("A failed CREATE INDEX CONCURRENTLY leaves an invalid index behind; drop it with DROP INDEX CONCURRENTLY before running again.");
 	}
 	else if (!quiet)
-		fprintf(stderr, "sfcache-advisor: done in %.1f s: %s\n", seconds_since(&start), sql);
+		pg_log_info("done in %.1f s: %s", seconds_since(&start), sql);
 	PQclear(res);
 	return ok;
 }
@@ -95,10 +113,13 @@ apply_migration(PGconn *conn, const Workload *w, const AdvisorOptions *opts)
 		if (!w->advice[i].chosen)
 			continue;
 		migration_up(conn, w, &w->advice[i], opts->replace, &stmts);
+		ok = !advisor_quoting_failed;
 		for (j = 0; ok && j < stmts.n; j++)
 			ok = apply_one(conn, stmts.items[j], opts->quiet);
 		strlist_free(&stmts);
 	}
-	query_bool(conn, "SELECT pg_catalog.pg_advisory_unlock(" ADVISOR_LOCK_KEY ")");
+	if (query_bool(conn, "release the advisory lock of --apply",
+				   "SELECT pg_catalog.pg_advisory_unlock(" ADVISOR_LOCK_KEY ")") < 0)
+		ok = 0;
 	return ok ? ADVISOR_EXIT_SUGGESTED : ADVISOR_EXIT_USAGE;
 }

@@ -15,6 +15,14 @@
 
 #include "advisor.h"
 
+static const char *const safe_sql =
+"SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c\n"
+"  WHERE c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass('public.django_migrations')\n"
+"    AND c.relkind OPERATOR(pg_catalog.=) 'r' AND NOT c.relrowsecurity\n"
+"    AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a\n"
+"      WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0\n"
+"        AND a.atttypid OPERATOR(pg_catalog.>=) 16384::pg_catalog.oid))";
+
 static const char *const latest_sql =
 "SELECT name FROM public.django_migrations WHERE app = $1 ORDER BY id DESC LIMIT 1";
 
@@ -39,48 +47,57 @@ append_py_str(PQExpBuffer b, const char *s)
 	appendPQExpBufferChar(b, '\'');
 }
 
-/* The latest applied migration of app, or NULL (malloc'd). */
-static char *
-latest_migration(PGconn *conn, const char *app)
+/*
+ * The latest applied migration of app into *name (malloc'd), or NULL if
+ * there is none; false on failure (logged).
+ */
+static bool
+latest_migration(PGconn *conn, const char *app, char **name)
 {
 	const char *params[1] = {app};
 	PGresult   *res;
-	char	   *name = NULL;
 
 	/*
-	 * Read it only if it is a plain table without row security whose
-	 * columns all have built-in types: a view, a policy, or a type's
-	 * comparison or output function would run code of the table owner's
-	 * choosing as the advisor.
+	 * Read it only if it is a plain table without row security whose columns
+	 * all have built-in types: a view, a policy, or a type's comparison or
+	 * output function would run code of the table owner's choosing as the
+	 * advisor.
 	 */
-	res = PQexec(conn,
-				 "SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c\n"
-				 "  WHERE c.oid OPERATOR(pg_catalog.=) pg_catalog.to_regclass('public.django_migrations')\n"
-				 "    AND c.relkind OPERATOR(pg_catalog.=) 'r' AND NOT c.relrowsecurity\n"
-				 "    AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a\n"
-				 "      WHERE a.attrelid OPERATOR(pg_catalog.=) c.oid AND a.attnum OPERATOR(pg_catalog.>) 0\n"
-				 "        AND a.atttypid OPERATOR(pg_catalog.>=) 16384::pg_catalog.oid))");
-	if (PQresultStatus(res) == PGRES_TUPLES_OK && PQgetvalue(res, 0, 0)[0] == 't')
+	*name = NULL;
+	res = advisor_query(conn, "check public.django_migrations", safe_sql, 0, NULL);
+	if (res == NULL)
+		return false;
+	if (PQgetvalue(res, 0, 0)[0] != 't')
 	{
 		PQclear(res);
-		res = advisor_query(conn, latest_sql, 1, params);
-		if (PQntuples(res) == 1)
-			name = pg_strdup(PQgetvalue(res, 0, 0));
+		return true;
 	}
 	PQclear(res);
-	return name;
+	res = advisor_query(conn, "read public.django_migrations", latest_sql, 1, params);
+	if (res == NULL)
+		return false;
+	if (PQntuples(res) == 1)
+		*name = pg_strdup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return true;
 }
 
-/* The migration's name: --name, or the number after dependency's. */
-char *
-django_name(PGconn *conn, const AdvisorOptions *opts, char **dependency)
+/*
+ * The migration's name (--name, or the number after the app's latest
+ * migration's) and its dependency, into w; false on failure (logged).
+ */
+bool
+django_prepare(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 {
-	*dependency = opts->app ? latest_migration(conn, opts->app) : NULL;
+	if (opts->app && !latest_migration(conn, opts->app, &w->dependency))
+		return false;
 	if (opts->name)
-		return pg_strdup(opts->name);
-	if (*dependency && strspn(*dependency, "0123456789") == 4 && (*dependency)[4] == '_')
-		return psprintf("%04d_sfcache_indexes", atoi(*dependency) + 1);
-	return pg_strdup("sfcache_indexes");
+		w->migration_name = pg_strdup(opts->name);
+	else if (w->dependency && strspn(w->dependency, "0123456789") == 4 && w->dependency[4] == '_')
+		w->migration_name = psprintf("%04d_sfcache_indexes", atoi(w->dependency) + 1);
+	else
+		w->migration_name = pg_strdup("sfcache_indexes");
+	return true;
 }
 
 static void
@@ -182,8 +199,7 @@ emit_dependencies(FILE *out, const AdvisorOptions *opts, const char *dependency)
 void
 emit_django(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts)
 {
-	char	   *dependency;
-	char	   *name = django_name(conn, opts, &dependency);
+	const char *name = w->migration_name;
 	int			i;
 
 	fprintf(out, "# -*- coding: utf-8 -*-\n");
@@ -193,13 +209,11 @@ emit_django(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *op
 			"from django.db import migrations\n\n\n"
 			"class Migration(migrations.Migration):\n"
 			"    atomic = False\n\n");
-	emit_dependencies(out, opts, dependency);
+	emit_dependencies(out, opts, w->dependency);
 	for (i = 0; i < w->nadvice; i++)
 		if (w->advice[i].chosen)
 			emit_index(out, conn, w, &w->advice[i], opts->replace);
 	if (!opts->no_ttl)
 		emit_ttl(out, conn, w);
 	fprintf(out, "%s]\n", w->nchosen + ttl_count(w) > 0 ? "\n    " : "");
-	free(dependency);
-	free(name);
 }

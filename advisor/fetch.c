@@ -50,17 +50,22 @@ static const char *const stats_sql =
 "SELECT attname, n_distinct FROM pg_catalog.pg_stats\n"
 "WHERE schemaname = $1 AND tablename = $2 ORDER BY attname";
 
-/* Run one statement (text parameters) or exit 2 with the server's message. */
+/*
+ * Run one statement (text parameters). On failure, log "could not <what>"
+ * with the server's message and the query, and return NULL.
+ */
 PGresult *
-advisor_query(PGconn *conn, const char *sql, int nparams, const char *const *params)
+advisor_query(PGconn *conn, const char *what, const char *sql, int nparams,
+			  const char *const *params)
 {
 	PGresult   *res = PQexecParams(conn, sql, nparams, NULL, params, NULL, NULL, 0);
 
 	if (PQresultStatus(res) != PGRES_TUPLES_OK &&
 		PQresultStatus(res) != PGRES_COMMAND_OK)
 	{
+		advisor_query_error(conn, what, sql);
 		PQclear(res);
-		advisor_fail(conn, "query failed");
+		return NULL;
 	}
 	return res;
 }
@@ -134,12 +139,14 @@ advice_from_row(PGresult *res, int i, const AdvisorOptions *opts, Advice *a)
 	return 1;
 }
 
-static void
+static bool
 fetch_advice(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 {
-	PGresult   *res = advisor_query(conn, advice_sql, 0, NULL);
+	PGresult   *res = advisor_query(conn, "read sfcache.index_advice", advice_sql, 0, NULL);
 	int			i;
 
+	if (res == NULL)
+		return false;
 	w->advice = pg_malloc0(sizeof(Advice) * (PQntuples(res) + 1));
 	for (i = 0; i < PQntuples(res); i++)
 	{
@@ -149,14 +156,18 @@ fetch_advice(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 			w->nfiltered++;
 	}
 	PQclear(res);
+	return true;
 }
 
-static void
+static bool
 fetch_existing(PGconn *conn, Workload *w)
 {
-	PGresult   *res = advisor_query(conn, existing_sql, 0, NULL);
+	PGresult   *res = advisor_query(conn, "read the existing indexes from pg_catalog.pg_index",
+									existing_sql, 0, NULL);
 	int			i;
 
+	if (res == NULL)
+		return false;
 	w->existing = pg_malloc0(sizeof(ExistingIndex) * (PQntuples(res) + 1));
 	for (i = 0; i < PQntuples(res); i++)
 	{
@@ -179,6 +190,7 @@ fetch_existing(PGconn *conn, Workload *w)
 		}
 	}
 	PQclear(res);
+	return true;
 }
 
 /* sfcache.statements is optional evidence: without it, only query ids show. */
@@ -207,7 +219,7 @@ fetch_statements(PGconn *conn, Workload *w)
 }
 
 /* pg_stats of the tables that keep a suggestion, for the key columns. */
-void
+bool
 fetch_column_stats(PGconn *conn, Workload *w)
 {
 	int			i;
@@ -218,6 +230,7 @@ fetch_column_stats(PGconn *conn, Workload *w)
 		const Advice *a = &w->advice[i];
 		const char *params[2] = {a->schema, a->table};
 		PGresult   *res;
+		char	   *what;
 
 		for (j = 0; j < i; j++)
 			if (strcmp(w->advice[j].schema, a->schema) == 0 &&
@@ -225,7 +238,11 @@ fetch_column_stats(PGconn *conn, Workload *w)
 				break;
 		if (j < i || !a->chosen)
 			continue;
-		res = advisor_query(conn, stats_sql, 2, params);
+		what = psprintf("read pg_catalog.pg_stats of table \"%s.%s\"", a->schema, a->table);
+		res = advisor_query(conn, what, stats_sql, 2, params);
+		free(what);
+		if (res == NULL)
+			return false;
 		w->stats = pg_realloc(w->stats, sizeof(ColumnStat) * (w->nstats + PQntuples(res) + 1));
 		for (j = 0; j < PQntuples(res); j++)
 		{
@@ -238,17 +255,20 @@ fetch_column_stats(PGconn *conn, Workload *w)
 		}
 		PQclear(res);
 	}
+	return true;
 }
 
-/* Read everything but the column statistics (which need the choice made). */
-void
+/*
+ * Read the advice, existing indexes and statements: not the column
+ * statistics (which need the choice made) nor the table activity (ttl.c).
+ */
+bool
 fetch_workload(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 {
-	fetch_advice(conn, opts, w);
-	fetch_existing(conn, w);
+	if (!fetch_advice(conn, opts, w) || !fetch_existing(conn, w))
+		return false;
 	fetch_statements(conn, w);
-	if (!opts->no_ttl)
-		ttl_fetch(conn, opts, w);
+	return true;
 }
 
 static void
@@ -306,4 +326,6 @@ workload_free(Workload *w)
 	free(w->ext_version);
 	free(w->generated_at);
 	free(w->options_text);
+	free(w->migration_name);
+	free(w->dependency);
 }

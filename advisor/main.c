@@ -5,6 +5,11 @@
  *		advisory lock for --apply, reading and consolidating the workload,
  *		naming, writing the chosen format, applying, and the exit code.
  *
+ * This is the one place that exits (and closes the connection): every step
+ * logs its own failure (common/logging.h) and returns, and main() exits
+ * with the documented code. Ctrl-C cancels the running query
+ * (fe_utils/cancel.h), which then fails as any query does.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres_fe.h"
@@ -12,11 +17,17 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "common/logging.h"
+#include "fe_utils/cancel.h"
+
 #include "advisor.h"
 
-/* The output stream: stdout, -o FILE, or for django -o DIR: DIR/NAME.py. */
+/*
+ * The output stream: stdout, -o FILE, or for django -o DIR: DIR/NAME.py.
+ * NULL on failure (logged).
+ */
 static FILE *
-open_output(PGconn *conn, const AdvisorOptions *opts, char **path)
+open_output(const Workload *w, const AdvisorOptions *opts, char **path)
 {
 	struct stat st;
 	FILE	   *out;
@@ -25,24 +36,24 @@ open_output(PGconn *conn, const AdvisorOptions *opts, char **path)
 	if (opts->output == NULL)
 		return stdout;
 	if (opts->format == FORMAT_DJANGO && stat(opts->output, &st) == 0 && S_ISDIR(st.st_mode))
-	{
-		char	   *dep;
-		char	   *name = django_name(conn, opts, &dep);
-
-		*path = psprintf("%s/%s.py", opts->output, name);
-		free(name);
-		free(dep);
-	}
+		*path = psprintf("%s/%s.py", opts->output, w->migration_name);
 	else
 		*path = pg_strdup(opts->output);
 	if ((out = fopen(*path, "w")) == NULL)
-	{
-		fprintf(stderr, "sfcache-advisor: could not open \"%s\" for writing: %s\n",
-				*path, strerror(errno));
-		PQfinish(conn);
-		exit(ADVISOR_EXIT_USAGE);
-	}
+		pg_log_error("could not open \"%s\" for writing: %m", *path);
 	return out;
+}
+
+/* Flush and close the output; false on failure (logged). */
+static bool
+close_output(FILE *out, const char *path)
+{
+	if (fflush(out) != 0 || (out != stdout && fclose(out) != 0))
+	{
+		pg_log_error("could not write \"%s\": %m", path ? path : "standard output");
+		return false;
+	}
+	return true;
 }
 
 static char *
@@ -73,19 +84,71 @@ summary(const Workload *w, const AdvisorOptions *opts)
 {
 	int			merged = 0;
 	int			i;
+	char		counts[128];
 
 	if (opts->quiet)
 		return;
 	for (i = 0; i < w->nadvice; i++)
 		merged += w->advice[i].absorbed_by >= 0;
+	snprintf(counts, sizeof(counts),
+			 "(%d merged into another, %d left out by the budget, %d left out by the filters)",
+			 merged, w->nbudget_skipped, w->nfiltered);
 	if (w->nchosen + ttl_count(w) == 0)
-		fprintf(stderr, "sfcache-advisor: nothing to suggest");
+		pg_log_info("nothing to suggest %s", counts);
 	else
-		fprintf(stderr, "sfcache-advisor: %d index%s and %d cache TTL%s suggested",
-				w->nchosen, w->nchosen == 1 ? "" : "es",
-				ttl_count(w), ttl_count(w) == 1 ? "" : "s");
-	fprintf(stderr, " (%d merged into another, %d left out by the budget, %d left out by the filters)\n",
-			merged, w->nbudget_skipped, w->nfiltered);
+		pg_log_info("%d index%s and %d cache TTL%s suggested %s",
+					w->nchosen, w->nchosen == 1 ? "" : "es",
+					ttl_count(w), ttl_count(w) == 1 ? "" : "s", counts);
+}
+
+/* false (and a message) once Ctrl-C was pressed. */
+static bool
+not_canceled(void)
+{
+	if (CancelRequested)
+		pg_log_error("canceled by the user");
+	return !CancelRequested;
+}
+
+/*
+ * Read, choose, name and write; then apply if asked. Returns the exit code;
+ * every failure is logged where it happens.
+ */
+static int
+run(PGconn *conn, const AdvisorOptions *opts, Workload *w)
+{
+	FILE	   *out;
+	char	   *path;
+	bool		ok;
+	int			status;
+
+	if (opts->apply && !apply_lock(conn, opts->quiet))
+		return ADVISOR_EXIT_USAGE;
+	/* ttl.c uses fetch.c, not the reverse: the table activity is read here */
+	if (!fetch_workload(conn, opts, w) ||
+		(!opts->no_ttl && !ttl_fetch(conn, opts, w)) || !not_canceled())
+		return ADVISOR_EXIT_USAGE;
+	consolidate(w, opts);
+	if (!name_indexes(conn, w) || !fetch_column_stats(conn, w) ||
+		(opts->format == FORMAT_DJANGO && !django_prepare(conn, opts, w)) ||
+		!not_canceled())
+		return ADVISOR_EXIT_USAGE;
+
+	if ((out = open_output(w, opts, &path)) == NULL)
+	{
+		free(path);
+		return ADVISOR_EXIT_USAGE;
+	}
+	emit(out, conn, w, opts);
+	ok = close_output(out, path) && !advisor_quoting_failed;
+	free(path);
+	if (!ok || !not_canceled())
+		return ADVISOR_EXIT_USAGE;
+	summary(w, opts);
+	status = w->nchosen + ttl_count(w) > 0 ? ADVISOR_EXIT_SUGGESTED : ADVISOR_EXIT_NOTHING;
+	if (opts->apply && apply_migration(conn, w, opts) == ADVISOR_EXIT_USAGE)
+		status = ADVISOR_EXIT_USAGE;
+	return status;
 }
 
 int
@@ -94,45 +157,27 @@ main(int argc, char **argv)
 	AdvisorOptions opts;
 	Workload	w = {0};
 	PGconn	   *conn;
-	FILE	   *out;
-	char	   *path;
 	int			status;
 
-	advisor_parse_options(argc, argv, &opts);
-	conn = advisor_connect(&opts.conn);
-	w.ext_version = advisor_check_extension(conn);
-	w.dbname = pg_strdup(PQdb(conn));
-	w.generated_at = utc_now();
-	w.options_text = advisor_options_text(&opts);
-	if (opts.apply)
-		apply_lock(conn, opts.quiet);
-
-	fetch_workload(conn, &opts, &w);
-	consolidate(&w, &opts);
-	name_indexes(conn, &w);
-	fetch_column_stats(conn, &w);
-
-	out = open_output(conn, &opts, &path);
-	emit(out, conn, &w, &opts);
-	if (fflush(out) != 0 || (out != stdout && fclose(out) != 0))
+	pg_logging_init(argv[0]);
+	if ((status = advisor_parse_options(argc, argv, &opts)) >= 0)
 	{
-		fprintf(stderr, "sfcache-advisor: could not write \"%s\": %s\n",
-				path ? path : "standard output", strerror(errno));
-		PQfinish(conn);
-		exit(ADVISOR_EXIT_USAGE);
+		free(opts.tables);
+		return status;
 	}
-	summary(&w, &opts);
-	status = w.nchosen + ttl_count(&w) > 0 ? ADVISOR_EXIT_SUGGESTED : ADVISOR_EXIT_NOTHING;
-	if (opts.apply)
-	{
-		int			applied = apply_migration(conn, &w, &opts);
+	setup_cancel_handler(NULL);
 
-		if (applied == ADVISOR_EXIT_USAGE)
-			status = applied;
+	if ((conn = advisor_connect(&opts.conn)) == NULL)
+		status = ADVISOR_EXIT_USAGE;
+	else if ((status = advisor_check_extension(conn, &w.ext_version)) == 0)
+	{
+		w.dbname = pg_strdup(PQdb(conn));
+		w.generated_at = utc_now();
+		w.options_text = advisor_options_text(&opts);
+		status = run(conn, &opts, &w);
 	}
-	free(path);
 	free(opts.tables);
 	workload_free(&w);
-	PQfinish(conn);
+	advisor_disconnect(conn);
 	return status;
 }

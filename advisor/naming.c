@@ -70,11 +70,13 @@ base_name(const Advice *a)
 	return b.data;
 }
 
+/* 1 if name is taken in schema, 0 if free, -1 on failure (logged). */
 static int
 name_taken(PGconn *conn, const Workload *w, const char *schema, const char *name)
 {
 	const char *params[2] = {schema, name};
 	PGresult   *res;
+	char	   *what;
 	int			taken;
 	int			i;
 
@@ -82,7 +84,11 @@ name_taken(PGconn *conn, const Workload *w, const char *schema, const char *name
 		if (w->advice[i].name != NULL && strcmp(w->advice[i].schema, schema) == 0 &&
 			strcmp(w->advice[i].name, name) == 0)
 			return 1;
-	res = advisor_query(conn, taken_sql, 2, params);
+	what = psprintf("check whether index name \"%s.%s\" is free", schema, name);
+	res = advisor_query(conn, what, taken_sql, 2, params);
+	free(what);
+	if (res == NULL)
+		return -1;
 	taken = PQntuples(res) > 0;
 	PQclear(res);
 	return taken;
@@ -108,12 +114,13 @@ compose(const char *base, const char *suffix, int n)
 	return psprintf("%.*s%s", len, base, tail);
 }
 
-/* Give every chosen suggestion its name. */
-void
+/* Give every chosen suggestion its name; false on failure (logged). */
+bool
 name_indexes(PGconn *conn, Workload *w)
 {
 	int			i;
 	int			n;
+	int			taken;
 
 	for (i = 0; i < w->nadvice; i++)
 	{
@@ -128,11 +135,17 @@ name_indexes(PGconn *conn, Workload *w)
 		for (n = 0;; n++)
 		{
 			name = compose(base, suffix, n);
-			if (!name_taken(conn, w, a->schema, name))
+			if ((taken = name_taken(conn, w, a->schema, name)) != 1)
 				break;
 			free(name);
 		}
-		a->name = name;
 		free(base);
+		if (taken < 0)
+		{
+			free(name);
+			return false;
+		}
+		a->name = name;
 	}
+	return true;
 }

@@ -2,7 +2,7 @@
  *
  * options.c
  *		sfcache-advisor's command line: getopt_long, the checks of every
- *		option value (a bad one exits 2 with a one-line reason), --help,
+ *		option value (a bad one is logged and main() exits 2), --help,
  *		--version, and the options as echoed in the output's header.
  *
  *-------------------------------------------------------------------------
@@ -12,6 +12,8 @@
 #include <getopt.h>
 #include <limits.h>
 #include <math.h>
+
+#include "common/logging.h"
 
 #include "advisor.h"
 
@@ -30,6 +32,12 @@ enum
 	OPT_APPLY
 };
 
+/*
+ * Set by the first bad option (ADVISOR_EXIT_USAGE), --help or --version
+ * (0): parsing stops and main() exits with it. -1 while parsing goes on.
+ */
+static int	parse_status = -1;
+
 static void
 usage(void)
 {
@@ -41,7 +49,9 @@ usage(void)
 		   "  -d, --dbname=CONNINFO    database name or connection string\n"
 		   "  -h, --host=HOSTNAME      database server host or socket directory\n"
 		   "  -p, --port=PORT          database server port\n"
-		   "  -U, --username=USERNAME  database user name\n\n"
+		   "  -U, --username=USERNAME  database user name\n"
+		   "  -w, --no-password        never prompt for password\n"
+		   "  -W, --password           force password prompt\n\n"
 		   "Output options:\n"
 		   "  -f, --format=FORMAT      sql (default), django or json\n"
 		   "  -o, --output=FILE        write to FILE instead of standard output\n"
@@ -70,17 +80,26 @@ usage(void)
 		   "2 usage, connection or SQL error, 3 sfcache missing or of another version.\n");
 }
 
-/* Print a one-line reason and exit with ADVISOR_EXIT_USAGE. */
+/* Where to look: after any usage error. */
+static void
+usage_hint(void)
+{
+	pg_log_error_hint("Try \"%s --help\" for more information.", "sfcache-advisor");
+}
+
+/* Log a one-line reason (the first only); parsing stops and main() exits 2. */
 static void
 usage_error(const char *fmt, const char *arg)
 {
-	fprintf(stderr, "sfcache-advisor: ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\nTry \"sfcache-advisor --help\" for more information.\n");
-	exit(ADVISOR_EXIT_USAGE);
+	if (parse_status >= 0)
+		return;
+	pg_log_error(fmt, arg);
+	usage_hint();
+	if (parse_status < 0)
+		parse_status = ADVISOR_EXIT_USAGE;
 }
 
-/* A whole non-negative integer, or exit. */
+/* A whole non-negative integer, or 0 after a usage error. */
 static long long
 parse_count(const char *opt, const char *arg, long long max)
 {
@@ -91,9 +110,11 @@ parse_count(const char *opt, const char *arg, long long max)
 	v = strtoll(arg, &end, 10);
 	if (errno != 0 || end == arg || *end != '\0' || v < 0 || v > max)
 	{
-		fprintf(stderr, "sfcache-advisor: invalid value \"%s\" for %s: a whole number from 0 to %lld is required\n",
-				arg, opt, max);
-		exit(ADVISOR_EXIT_USAGE);
+		pg_log_error("invalid value \"%s\" for %s: a whole number from 0 to %lld is required",
+					 arg, opt, max);
+		usage_hint();
+		parse_status = ADVISOR_EXIT_USAGE;
+		return 0;
 	}
 	return v;
 }
@@ -218,7 +239,7 @@ parse_output(AdvisorOptions *opts, int c, const char *arg)
 	return 0;
 }
 
-/* Connection and the remaining options; exits on an unknown one. */
+/* Connection and the remaining options; an unknown one is a usage error. */
 static void
 parse_one(AdvisorOptions *opts, int c, const char *arg)
 {
@@ -238,6 +259,12 @@ parse_one(AdvisorOptions *opts, int c, const char *arg)
 		case 'U':
 			opts->conn.username = arg;
 			break;
+		case 'w':
+			opts->conn.prompt_password = TRI_NO;
+			break;
+		case 'W':
+			opts->conn.prompt_password = TRI_YES;
+			break;
 		case 'q':
 			opts->quiet = 1;
 			break;
@@ -246,15 +273,21 @@ parse_one(AdvisorOptions *opts, int c, const char *arg)
 			break;
 		case 'V':
 			printf("sfcache-advisor %s\n", SFCACHE_VERSION);
-			exit(0);
+			parse_status = 0;
+			break;
 		default:
-			fprintf(stderr, "Try \"sfcache-advisor --help\" for more information.\n");
-			exit(ADVISOR_EXIT_USAGE);
+			/* getopt_long has said what is wrong */
+			usage_hint();
+			parse_status = ADVISOR_EXIT_USAGE;
 	}
 }
 
-/* Fill opts from the command line, or exit 0 (help, version) or 2. */
-void
+/*
+ * Fill opts from the command line. Returns -1 to go on, or the exit code:
+ * 0 after --help or --version, ADVISOR_EXIT_USAGE after a usage error
+ * (logged).
+ */
+int
 advisor_parse_options(int argc, char **argv, AdvisorOptions *opts)
 {
 	static const struct option long_options[] = {
@@ -262,6 +295,8 @@ advisor_parse_options(int argc, char **argv, AdvisorOptions *opts)
 		{"host", required_argument, NULL, 'h'},
 		{"port", required_argument, NULL, 'p'},
 		{"username", required_argument, NULL, 'U'},
+		{"no-password", no_argument, NULL, 'w'},
+		{"password", no_argument, NULL, 'W'},
 		{"output", required_argument, NULL, 'o'},
 		{"format", required_argument, NULL, 'f'},
 		{"quiet", no_argument, NULL, 'q'},
@@ -290,10 +325,13 @@ advisor_parse_options(int argc, char **argv, AdvisorOptions *opts)
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-?") == 0))
 	{
 		usage();
-		exit(0);
+		return 0;
 	}
-	while ((c = getopt_long(argc, argv, "d:h:p:U:o:f:qV", long_options, NULL)) != -1)
+	while (parse_status < 0 &&
+		   (c = getopt_long(argc, argv, "d:h:p:U:wWo:f:qV", long_options, NULL)) != -1)
 		parse_one(opts, c, optarg);
+	if (parse_status >= 0)
+		return parse_status;
 
 	if (optind < argc)
 	{
@@ -309,6 +347,7 @@ advisor_parse_options(int argc, char **argv, AdvisorOptions *opts)
 		usage_error("--down applies to --format=sql only (%s output carries both directions)", opts->format_name);
 	if (opts->apply && opts->down)
 		usage_error("%s cannot be combined with --down", "--apply");
+	return parse_status;
 }
 
 /* The options that shape the output (never connection settings), for the header. */

@@ -9,6 +9,8 @@
  */
 #include "postgres_fe.h"
 
+#include "common/logging.h"
+
 #include "advisor.h"
 
 void
@@ -52,7 +54,16 @@ strlist_free(StrList *l)
 	l->n = l->cap = 0;
 }
 
-/* An identifier quoted by libpq, as a malloc'd string; exits on failure. */
+/*
+ * Set when libpq could not quote a string (invalid encoding, out of
+ * memory). Quoting happens deep inside the writers, which then go on with
+ * a zero-length identifier or NULL literal in its place (never the
+ * unquoted text); main() checks this flag after writing and before
+ * applying, and fails with exit code 2.
+ */
+bool		advisor_quoting_failed = false;
+
+/* An identifier quoted by libpq, as a malloc'd string. */
 char *
 esc_ident(PGconn *conn, const char *ident)
 {
@@ -60,13 +71,17 @@ esc_ident(PGconn *conn, const char *ident)
 	char	   *copy;
 
 	if (q == NULL)
-		advisor_fail(conn, "could not quote an identifier");
+	{
+		pg_log_error("could not quote identifier \"%s\": %s", ident, PQerrorMessage(conn));
+		advisor_quoting_failed = true;
+		return pg_strdup("\"\"");
+	}
 	copy = pg_strdup(q);
 	PQfreemem(q);
 	return copy;
 }
 
-/* A string literal quoted by libpq, as a malloc'd string; exits on failure. */
+/* A string literal quoted by libpq, as a malloc'd string. */
 char *
 esc_literal(PGconn *conn, const char *text)
 {
@@ -74,7 +89,11 @@ esc_literal(PGconn *conn, const char *text)
 	char	   *copy;
 
 	if (q == NULL)
-		advisor_fail(conn, "could not quote a literal");
+	{
+		pg_log_error("could not quote literal \"%s\": %s", text, PQerrorMessage(conn));
+		advisor_quoting_failed = true;
+		return pg_strdup("NULL");
+	}
 	copy = pg_strdup(q);
 	PQfreemem(q);
 	return copy;

@@ -36,13 +36,18 @@ static const char *const activity_sql =
 "  AND a.schemaname !~ '^pg_'\n"
 "ORDER BY 1, 2";
 
-/* sfcache.ttl in seconds (0 if unknown: then nothing is recommended). */
-static int
-global_ttl(PGconn *conn)
+/*
+ * sfcache.ttl in seconds into *ttl_s (0 if unknown: then nothing is
+ * recommended); false on failure (logged).
+ */
+static bool
+global_ttl(PGconn *conn, int *ttl_s)
 {
-	PGresult   *res = advisor_query(conn, global_sql, 0, NULL);
+	PGresult   *res = advisor_query(conn, "read the setting sfcache.ttl", global_sql, 0, NULL);
 	double		v = 0;
 
+	if (res == NULL)
+		return false;
 	if (PQntuples(res) == 1)
 	{
 		const char *unit = PQgetvalue(res, 0, 1);
@@ -54,7 +59,8 @@ global_ttl(PGconn *conn)
 			v *= 60.0;
 	}
 	PQclear(res);
-	return v > 0 && v < INT_MAX ? (int) v : 0;
+	*ttl_s = v > 0 && v < INT_MAX ? (int) v : 0;
+	return true;
 }
 
 /* The rule above: a TTL in seconds, or 0 for no recommendation. */
@@ -77,14 +83,18 @@ ttl_recommend(double writes_per_minute, long long writes, int global_s)
 	return t < global_s ? (int) t : 0;
 }
 
-void
+/* The TTL recommendations; false on failure (logged). */
+bool
 ttl_fetch(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 {
 	PGresult   *res;
 	int			i;
 
-	w->global_ttl_s = global_ttl(conn);
-	res = advisor_query(conn, activity_sql, 0, NULL);
+	if (!global_ttl(conn, &w->global_ttl_s))
+		return false;
+	res = advisor_query(conn, "read sfcache.table_activity", activity_sql, 0, NULL);
+	if (res == NULL)
+		return false;
 	w->ttl = pg_malloc0(sizeof(TableTtl) * (PQntuples(res) + 1));
 	for (i = 0; i < PQntuples(res); i++)
 	{
@@ -103,6 +113,7 @@ ttl_fetch(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 		w->nttl++;
 	}
 	PQclear(res);
+	return true;
 }
 
 /* How many TTL lines will be written. */

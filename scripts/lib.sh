@@ -5,7 +5,7 @@
 # shellcheck shell=bash
 
 SFC_PACKAGES="make gcc postgresql-15 postgresql-server-dev-15 postgresql-contrib
-	libhiredis-dev redis-server libipc-run-perl cppcheck valgrind python3-psycopg"
+	libhiredis-dev redis-server libipc-run-perl cppcheck valgrind python3-psycopg dpkg-dev"
 SFC_PG_BINDIR=/usr/lib/postgresql/15/bin
 # A relocated PostgreSQL 15 can be named by PG_CONFIG; the packaged one otherwise.
 export PG_CONFIG=${PG_CONFIG:-$SFC_PG_BINDIR/pg_config}
@@ -47,7 +47,8 @@ sfc_run_user() {
 sfc_as_user() {
 	if [ "$(id -u)" -eq 0 ]; then
 		runuser -u postgres -- env PATH="$PATH" PG_CONFIG="$PG_CONFIG" CI="${CI:-}" \
-			SFCACHE_ORACLE_MINUTES="${SFCACHE_ORACLE_MINUTES:-}" SFCACHE_ORACLE_SEEDS="${SFCACHE_ORACLE_SEEDS:-}" "$@"
+			SFCACHE_ORACLE_MINUTES="${SFCACHE_ORACLE_MINUTES:-}" SFCACHE_ORACLE_SEEDS="${SFCACHE_ORACLE_SEEDS:-}" \
+			SFCACHE_PGSRC="${SFCACHE_PGSRC:-}" "$@"
 	else
 		"$@"
 	fi

@@ -33,15 +33,13 @@ COMMENT ON FUNCTION sfcache.flush() IS
 	'drop every cached result, in every database';
 REVOKE ALL ON FUNCTION sfcache.flush() FROM PUBLIC;
 
--- Not STRICT: a null relation is an error. Only the relation's owner (or
--- a superuser) may call it: the C function checks.
 CREATE FUNCTION sfcache.invalidate(rel regclass)
 RETURNS void
-LANGUAGE C
+LANGUAGE C STRICT
 SET search_path = pg_catalog
 AS 'MODULE_PATHNAME', 'sfcache_invalidate_0_1';
 COMMENT ON FUNCTION sfcache.invalidate(regclass) IS
-	'invalidate the cached results and plans that read a relation, for changes sfcache cannot see (owner only)';
+	'invalidate the cached results and plans that read a relation, for changes sfcache cannot see';
 
 -- Per-relation settings: a TTL that shortens sfcache.ttl, and exclusion.
 CREATE TABLE sfcache.relation_settings (
@@ -55,15 +53,13 @@ SELECT pg_catalog.pg_extension_config_dump('sfcache.relation_settings', '');
 
 -- Everybody reads every setting (each backend applies them all); a role
 -- changes the settings of the relations it owns only.
--- pg_temp is named last: otherwise it would be searched first for
--- relations, and a temporary table called pg_class could answer for it.
 CREATE FUNCTION sfcache.owns(rel regclass)
 RETURNS boolean
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
+SET search_path = pg_catalog
 AS $$
-	SELECT pg_catalog.pg_has_role(CURRENT_USER, c.relowner, 'USAGE')
-	FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) rel::pg_catalog.oid
+	SELECT pg_has_role(current_user, c.relowner, 'USAGE')
+	FROM pg_class c WHERE c.oid = rel
 $$;
 ALTER TABLE sfcache.relation_settings ENABLE ROW LEVEL SECURITY;
 CREATE POLICY read_all ON sfcache.relation_settings FOR SELECT USING (true);
@@ -81,9 +77,7 @@ CREATE TRIGGER relation_settings_changed
 	AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON sfcache.relation_settings
 	FOR EACH STATEMENT EXECUTE FUNCTION sfcache.relation_settings_changed();
 
--- Settings of a dropped relation go with it. SECURITY DEFINER (any role's
--- DROP fires it): search_path is pinned and every object and operator
--- schema-qualified, so nothing another role created can take part.
+-- Settings of a dropped relation go with it.
 CREATE FUNCTION sfcache.forget_dropped_relations()
 RETURNS event_trigger
 LANGUAGE plpgsql SECURITY DEFINER
@@ -91,17 +85,15 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
 	DELETE FROM sfcache.relation_settings s
-	USING pg_catalog.pg_event_trigger_dropped_objects() d
-	WHERE d.classid OPERATOR(pg_catalog.=) 'pg_catalog.pg_class'::pg_catalog.regclass::pg_catalog.oid
-		AND s.relid::pg_catalog.oid OPERATOR(pg_catalog.=) d.objid;
+	USING pg_event_trigger_dropped_objects() d
+	WHERE d.classid = 'pg_class'::regclass AND s.relid::oid = d.objid;
 END
 $$;
 REVOKE ALL ON FUNCTION sfcache.forget_dropped_relations() FROM PUBLIC;
 CREATE EVENT TRIGGER sfcache_forget_dropped_relations ON sql_drop
 	EXECUTE FUNCTION sfcache.forget_dropped_relations();
 
--- Errors unless rel is a table, view or materialized view the caller owns,
--- and not a system relation.
+-- Errors unless rel is a table, view or materialized view the caller owns.
 CREATE FUNCTION sfcache.check_settable(rel regclass, func text)
 RETURNS void
 LANGUAGE plpgsql STABLE
@@ -110,39 +102,19 @@ AS $$
 DECLARE
 	kind "char";
 	owner oid;
-	nsp name;
 BEGIN
 	IF rel IS NULL THEN
 		RAISE EXCEPTION USING ERRCODE = 'null_value_not_allowed',
 			MESSAGE = format('relation passed to %s must not be null', func),
 			HINT = 'Pass a table, view or materialized view, for example ''public.announcement''::regclass.';
 	END IF;
-	SELECT c.relkind, c.relowner, n.nspname INTO kind, owner, nsp
-	FROM pg_catalog.pg_class c
-	JOIN pg_catalog.pg_namespace n ON n.oid OPERATOR(pg_catalog.=) c.relnamespace
-	WHERE c.oid OPERATOR(pg_catalog.=) rel::pg_catalog.oid;
-	IF kind IS NULL THEN
-		RAISE EXCEPTION USING ERRCODE = 'undefined_table',
-			MESSAGE = format('relation with OID %s does not exist', rel::pg_catalog.oid),
-			DETAIL = 'It may have been dropped.',
-			HINT = format('Pass an existing table, view or materialized view to %s.', func);
-	END IF;
-	IF rel::pg_catalog.oid OPERATOR(pg_catalog.<) 16384::pg_catalog.oid
-		OR kind OPERATOR(pg_catalog.=) 't'::"char"
-		OR nsp OPERATOR(pg_catalog.=) ANY (ARRAY['pg_catalog', 'information_schema', 'pg_toast']::name[])
-		OR nsp::pg_catalog.text OPERATOR(pg_catalog.~~) 'pg\_toast\_temp\_%'
-	THEN
-		RAISE EXCEPTION USING ERRCODE = 'feature_not_supported',
-			MESSAGE = format('cannot change cache settings of system relation %s', rel),
-			DETAIL = format('%s applies to user tables, views and materialized views only; statements that read system catalogs are never cached.', func),
-			HINT = 'Pass one of the application''s own relations.';
-	END IF;
-	IF kind NOT IN ('r', 'p', 'v', 'm') THEN
+	SELECT relkind, relowner INTO kind, owner FROM pg_class WHERE oid = rel;
+	IF kind IS NULL OR kind NOT IN ('r', 'p', 'v', 'm') THEN
 		RAISE EXCEPTION USING ERRCODE = 'wrong_object_type',
 			MESSAGE = format('"%s" is not a table, view or materialized view', rel),
 			DETAIL = format('%s applies to the relations that cached statements read.', func);
 	END IF;
-	IF NOT pg_catalog.pg_has_role(CURRENT_USER, owner, 'USAGE') THEN
+	IF NOT pg_has_role(current_user, owner, 'USAGE') THEN
 		RAISE EXCEPTION USING ERRCODE = 'insufficient_privilege',
 			MESSAGE = format('must be owner of relation %s', rel);
 	END IF;
@@ -286,7 +258,7 @@ CREATE FUNCTION sfcache.whatif(statement text, index_ddl text[],
 	search_path text DEFAULT pg_catalog.current_setting('search_path'),
 	OUT cost_before float8, OUT cost_after float8, OUT indexes_used text[])
 RETURNS record
-LANGUAGE C VOLATILE
+LANGUAGE C STRICT VOLATILE
 SET search_path = pg_catalog
 AS 'MODULE_PATHNAME', 'sfcache_whatif_0_1';
 
@@ -296,7 +268,7 @@ COMMENT ON FUNCTION sfcache.whatif(text, text[], text) IS
 CREATE FUNCTION sfcache.hypothetical_index(index_ddl text,
 	search_path text DEFAULT pg_catalog.current_setting('search_path'))
 RETURNS text
-LANGUAGE C VOLATILE
+LANGUAGE C STRICT VOLATILE
 SET search_path = pg_catalog
 AS 'MODULE_PATHNAME', 'sfcache_hypothetical_index_0_1';
 

@@ -66,3 +66,11 @@ DROP DOMAIN score_d;
 DROP TYPE mood;
 DROP TEXT SEARCH CONFIGURATION sfc_ts;
 DROP TEXT SEARCH DICTIONARY sfc_dict;
+
+-- a composite type gets another attribute: its cached values had the old shape
+CREATE TYPE pair AS (a int, b int);
+SELECT ROW(1, 2)::pair AS p FROM (VALUES (1)) v(x);
+SELECT ROW(1, 2)::pair AS p FROM (VALUES (1)) v(x);
+ALTER TYPE pair ADD ATTRIBUTE c int;
+SELECT ROW(1, 2)::pair AS p FROM (VALUES (1)) v(x);
+DROP TYPE pair;

@@ -28,7 +28,7 @@ for my $bad (
 }
 
 command_checks_all(advisor("dbname='unterminated"), 2, [qr/^$/],
-	[qr/^sfcache-advisor: could not connect: .*unterminated quoted string/],
+	[qr/^sfcache-advisor: error: could not connect: .*unterminated quoted string/],
 	'malformed conninfo: exit 2');
 
 my $node = advisor_node('identifiers');

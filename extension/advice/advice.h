@@ -1,0 +1,234 @@
+/*-------------------------------------------------------------------------
+ *
+ * advice.h
+ *		The interface of extension/advice, the index advice: its Init, the
+ *		entry points core_hooks.c calls, and what the files advice_*.c
+ *		share.
+ *
+ * The advice depends on core, on the hypothetical indexes (whatif/, to
+ * verify its suggestions) and on the result cache only to register its
+ * invalidation callback; none of them calls into the advice.
+ *
+ *	advice_guc.c	settings
+ *	advice_hooks.c	Init, executor and utility hooks, sampling
+ *	advice_walk.c	walk of a finished PlanState tree into observations
+ *	advice_qual.c	classification of one qual (column or expression,
+ *					operator, kind)
+ *	advice_store.c	the shared-memory record (quals, statements, tables)
+ *	advice_build.c	candidate indexes from a re-planned statement
+ *	advice_rules.c	the suggestion rules (column order, opclass, partial)
+ *	advice_existing.c what the table's existing indexes already serve
+ *	advice_verify.c verification of candidates with hypothetical indexes
+ *	advice_sql.c	the SQL-callable functions behind the views
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SFCACHE_ADVICE_H
+#define SFCACHE_ADVICE_H
+
+#include "datatype/timestamp.h"
+#include "executor/execdesc.h"
+#include "nodes/plannodes.h"
+#include "nodes/primnodes.h"
+
+#include "core/core.h"
+#include "cache/cache.h"
+#include "whatif/whatif.h"
+
+#define ADVICE_EXPR_LEN		64	/* deparsed column or expression, shown */
+#define ADVICE_QUERYIDS		4	/* query ids kept per qual */
+#define ADVICE_TEXT_LEN		2048	/* longest statement kept for re-planning */
+#define ADVICE_PATH_LEN		256 /* longest search_path kept with it */
+
+/* Where in the plan a qual was evaluated. */
+typedef enum AdviceRole
+{
+	ADVICE_ROLE_SEQSCAN = 0,	/* qual of a sequential scan */
+	ADVICE_ROLE_FILTER,			/* filter after an index */
+	ADVICE_ROLE_INDEXCOND,		/* index condition of a partly served scan */
+	ADVICE_ROLE_SORT			/* ORDER BY key of a LIMIT over the scan */
+} AdviceRole;
+
+/* What kind of index could serve a qual. */
+typedef enum AdviceKind
+{
+	ADVICE_KIND_EQ = 'e',		/* =, IN, = ANY: btree, equality */
+	ADVICE_KIND_BOOL = 'b',		/* col, NOT col: btree equality or predicate */
+	ADVICE_KIND_NULL = 'n',		/* IS NULL: btree equality */
+	ADVICE_KIND_RANGE = 'r',	/* <, <=, >, >=: btree range */
+	ADVICE_KIND_GIN = 'g',		/* jsonb, array or other GIN operator */
+	ADVICE_KIND_SORT = 's'		/* ORDER BY key */
+} AdviceKind;
+
+/* One classified qual, backend-local. */
+typedef struct AdviceQual
+{
+	AdviceKind	kind;
+	AttrNumber	attnum;			/* column, or 0 for an expression */
+	Expr	   *key;			/* the indexable side (Var or expression) */
+	Oid			opno;			/* operator with key on the left, or 0 */
+	bool		is_const;		/* compared to a constant? */
+	uint32		const_hash;		/* hash of that constant */
+	Expr	   *clause;			/* the whole qual, key on the left */
+} AdviceQual;
+
+/* The shared-memory key of a recorded qual. */
+typedef struct AdviceQualKey
+{
+	Oid			dbid;
+	Oid			userid;
+	Oid			relid;
+	Oid			opno;
+	uint32		exprhash;		/* hash of the deparsed key */
+	AttrNumber	attnum;
+	int16		role;			/* AdviceRole */
+} AdviceQualKey;
+
+/* What one sampled execution observed about one qual. */
+typedef struct AdviceObservation
+{
+	AdviceQualKey key;
+	char		kind;
+	char		expr[ADVICE_EXPR_LEN];
+	bool		is_const;
+	uint32		const_hash;
+	int64		rows_scanned;
+	int64		rows_removed;
+	int64		rows_returned;
+	double		time_ms;
+} AdviceObservation;
+
+/* A recorded qual as copied out of shared memory. */
+typedef struct AdviceQualStats
+{
+	AdviceQualKey key;
+	char		kind;
+	char		expr[ADVICE_EXPR_LEN];
+	bool		const_varies;	/* compared to more than one constant */
+	int64		calls;
+	int64		rows_scanned;
+	int64		rows_removed;
+	int64		rows_returned;
+	double		time_ms;
+	int			nqueryids;
+	uint64		queryids[ADVICE_QUERYIDS];
+} AdviceQualStats;
+
+/* A recorded statement as copied out of shared memory. */
+typedef struct AdviceStatement
+{
+	Oid			userid;
+	uint64		queryid;
+	int64		calls;
+	char	   *search_path;
+	char	   *text;
+} AdviceStatement;
+
+/* A table's observed writes as copied out of shared memory. */
+typedef struct AdviceTableStats
+{
+	Oid			relid;
+	int64		writes;
+	int64		invalidations;	/* committed transactions that wrote it */
+	TimestampTz first_seen;
+	TimestampTz last_write;
+} AdviceTableStats;
+
+/* One statement re-planned for the advice. */
+typedef struct AdvicePlanned
+{
+	AdviceStatement *stmt;
+	Query	   *query;			/* analysed, to be planned again */
+	double		cost;			/* estimated cost without hypothetical indexes */
+	List	   *relids;			/* tables its plan scans */
+} AdvicePlanned;
+
+/* A candidate index, backend-local. */
+typedef struct AdviceCandidate
+{
+	Oid			relid;
+	bool		gin;
+	List	   *eq;				/* AdviceQual *: =, IN, IS NULL, boolean */
+	List	   *range;			/* AdviceQual *: <, <=, >, >= */
+	List	   *sort;			/* AdviceQual *: ORDER BY keys under a LIMIT */
+	List	   *ginquals;		/* AdviceQual *: GIN operators on one key */
+	double		share;			/* share of the table the scan returns */
+	List	   *sources;		/* AdvicePlanned * it was found in */
+	/* set by the rules and the verification */
+	char	   *ddl;
+	char	   *name;
+	char	   *replaces;		/* existing index it extends, or NULL */
+	const char *opclass;		/* GIN operator class named in the DDL */
+	List	   *keys;			/* AdviceQual * of the key columns, in order */
+	List	   *pred;			/* AdviceQual * turned into the WHERE clause */
+	struct WhatifIndex *windex;
+	double		cost_before;
+	double		cost_after;
+} AdviceCandidate;
+
+/* Everything one computation of sfcache.index_advice works with. */
+typedef struct AdviceContext
+{
+	List	   *planned;		/* AdvicePlanned * */
+	List	   *quals;			/* AdviceQualStats * recorded */
+	List	   *candidates;		/* AdviceCandidate * */
+} AdviceContext;
+
+/* advice_build.c */
+extern bool AdviceTry(void (*fn) (void *arg), void *arg);
+extern void AdviceAsRole(Oid userid, const char *search_path,
+						 void (*fn) (void *arg), void *arg);
+extern void AdviceBuildCandidates(AdviceContext *ctx);
+extern double AdviceRelTuples(Oid relid);
+
+/* advice_existing.c */
+extern bool AdviceGinServed(Oid relid, AdviceQual *key, List *opnos);
+extern bool AdviceBtreeServed(Oid relid, List *keys, bool partial);
+extern char *AdviceBtreePrefix(Oid relid, List *eq, List **prefix);
+
+/* advice_rules.c */
+extern List *AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c);
+extern void AdviceCandidateDdl(AdviceCandidate *c);
+extern bool AdviceSameKey(AdviceQual *a, AdviceQual *b);
+
+/* advice_verify.c */
+extern List *AdviceVerify(AdviceContext *ctx);
+
+/* advice_hooks.c: Init and the hooks' entry points (core_hooks.c) */
+extern void AdviceInit(void);
+extern void AdviceExecutorStart(QueryDesc *queryDesc, int eflags);
+extern void AdviceExecutorEnd(QueryDesc *queryDesc);
+extern void AdviceUtilityDone(Node *stmt);
+extern void AdviceXactEvent(XactEvent event);
+
+/* advice_guc.c */
+extern void AdviceGucInit(void);
+extern bool advice_enabled;
+extern double advice_sample_rate;
+extern int	advice_max;
+extern double advice_min_benefit;
+
+/* advice_qual.c */
+extern bool AdviceClassifyQual(Expr *clause, Index varno, AdviceQual *out);
+extern char *AdviceKeyText(Expr *key, Index varno, Oid relid);
+extern uint32 AdviceHashText(const char *text);
+
+/* advice_walk.c */
+extern void AdviceRecordExecution(QueryDesc *queryDesc);
+
+/* advice_store.c */
+extern const SfcShmemPart AdviceShmemPart;
+extern void AdviceStoreObservations(AdviceObservation *obs, int n,
+									uint64 queryid);
+extern void AdviceStoreStatement(Oid userid, uint64 queryid,
+								 const char *search_path, const char *text,
+								 int len);
+extern void AdviceStoreWrite(Oid relid);
+extern void AdviceStoreInvalidation(Oid relid);
+extern List *AdviceCopyQuals(void);
+extern List *AdviceCopyStatements(void);
+extern List *AdviceCopyTables(void);
+extern void AdviceReset(void);
+extern bool AdviceMaySeeRole(Oid userid);
+
+#endif							/* SFCACHE_ADVICE_H */

@@ -1,0 +1,44 @@
+/*-------------------------------------------------------------------------
+ *
+ * advice_guc.c
+ *		Owns the index advice's settings: sfcache.advice,
+ *		sfcache.advice_sample_rate, sfcache.advice_max (shared memory size,
+ *		server start) and sfcache.advice_min_benefit.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/guc.h"
+
+#include "advice/advice.h"
+
+bool		advice_enabled = true;
+double		advice_sample_rate = 0.1;
+int			advice_max = 2000;
+double		advice_min_benefit = 0.3;
+
+/* Define the advice's settings; from AdviceInit(). */
+void
+AdviceGucInit(void)
+{
+	DefineCustomBoolVariable("sfcache.advice",
+							 "Records scans that an index could serve, for sfcache.index_advice.",
+							 NULL, &advice_enabled, true, PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomRealVariable("sfcache.advice_sample_rate",
+							 "Share of top-level statements whose plan the index advice records.",
+							 "0 records none, 1 every statement.",
+							 &advice_sample_rate, 0.1, 0.0, 1.0, PGC_SUSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("sfcache.advice_max",
+							"Number of quals the index advice keeps in shared memory.",
+							"A quarter as many statements and tables are kept.",
+							&advice_max, 2000, 100, 1000000, PGC_POSTMASTER, 0,
+							NULL, NULL, NULL);
+	DefineCustomRealVariable("sfcache.advice_min_benefit",
+							 "Smallest verified cost reduction for which an index is suggested.",
+							 "0.3 means the recorded statements must be estimated 30% cheaper.",
+							 &advice_min_benefit, 0.3, 0.0, 1.0, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+}

@@ -1,0 +1,166 @@
+/*-------------------------------------------------------------------------
+ *
+ * advice_hooks.c
+ *		Owns the index advice's Init (its settings are advice_guc.c's) and
+ *		its parts of the hooks core_hooks.c dispatches: ExecutorStart picks the
+ *		sampled top-level statements and asks for row counts, ExecutorEnd
+ *		records them and counts writes, ProcessUtility counts COPY FROM and
+ *		TRUNCATE, and the transaction callback forgets what failed.  The
+ *		result cache tells it of each committed invalidation through the
+ *		callback AdviceInit() registers.
+ *
+ * Only top-level statements are sampled (not those run inside functions or
+ * utility commands such as DECLARE CURSOR; EXECUTE and EXPLAIN ANALYZE
+ * count as top level), by core's statement nesting level
+ * (core/core_nesting.c); writes are counted at every level. A statement
+ * the result cache serves runs its real plan one level down, when it leads
+ * or bypasses the cache (a hit scans nothing): that plan is sampled as the
+ * statement's own (SfcAtClientLevel()).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <float.h>
+
+#include "access/parallel.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "common/pg_prng.h"
+#include "executor/executor.h"
+#include "executor/instrument.h"
+#include "nodes/parsenodes.h"
+#include "parser/parsetree.h"
+#include "tcop/utility.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/queryjumble.h"
+
+#include "advice/advice.h"
+
+#define ADVICE_MAX_SAMPLED 8
+
+/* Top-level statements being sampled (more than one with open cursors). */
+static QueryDesc *advice_sampled[ADVICE_MAX_SAMPLED];
+static int	advice_nsampled = 0;
+
+void
+AdviceInit(void)
+{
+	AdviceGucInit();
+	/* statements are recorded by query id */
+	EnableQueryId();
+	SfcShmemRegister(&AdviceShmemPart);
+	CacheRegisterInvalidationCallback(AdviceStoreInvalidation);
+}
+
+/* Should this statement's plan be recorded? */
+static bool
+advice_should_sample(int eflags)
+{
+	if (!advice_enabled || advice_sample_rate <= 0.0 ||
+		!SfcAtClientLevel() ||
+		(eflags & EXEC_FLAG_EXPLAIN_ONLY) || IsParallelWorker() ||
+		advice_nsampled >= ADVICE_MAX_SAMPLED)
+		return false;
+	return advice_sample_rate >= 1.0 ||
+		pg_prng_double(&pg_global_prng_state) < advice_sample_rate;
+}
+
+/* Forget queryDesc as sampled; was it? */
+static bool
+advice_take_sampled(QueryDesc *queryDesc)
+{
+	int			i;
+
+	for (i = 0; i < advice_nsampled; i++)
+	{
+		if (advice_sampled[i] == queryDesc)
+		{
+			advice_sampled[i] = advice_sampled[--advice_nsampled];
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * The transaction callback (core_hooks.c): a statement that failed never
+ * reaches ExecutorEnd, so forget it at transaction end.
+ */
+void
+AdviceXactEvent(XactEvent event)
+{
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
+		event == XACT_EVENT_COMMIT)
+		advice_nsampled = 0;
+}
+
+/* ExecutorStart (core_hooks.c), before the plan starts. */
+void
+AdviceExecutorStart(QueryDesc *queryDesc, int eflags)
+{
+	if (advice_should_sample(eflags))
+	{
+		queryDesc->instrument_options |= INSTRUMENT_ROWS;
+		advice_sampled[advice_nsampled++] = queryDesc;
+	}
+}
+
+/*
+ * Count one write per result relation, at every nesting level.
+ * "Invalidations" in sfcache.table_activity are counted apart, per
+ * committed transaction, by the result cache's invalidation callback.
+ */
+static void
+advice_count_writes(QueryDesc *queryDesc)
+{
+	PlannedStmt *stmt = queryDesc->plannedstmt;
+	ListCell   *lc;
+
+	if (!advice_enabled || stmt->resultRelations == NIL ||
+		(queryDesc->estate->es_top_eflags & EXEC_FLAG_EXPLAIN_ONLY))
+		return;
+	foreach(lc, stmt->resultRelations)
+		AdviceStoreWrite(rt_fetch(lfirst_int(lc), stmt->rtable)->relid);
+}
+
+/* ExecutorEnd (core_hooks.c), before the executor shuts the plan down. */
+void
+AdviceExecutorEnd(QueryDesc *queryDesc)
+{
+	if (advice_take_sampled(queryDesc))
+		AdviceRecordExecution(queryDesc);
+	if (queryDesc->estate != NULL)
+		advice_count_writes(queryDesc);
+}
+
+/*
+ * ProcessUtility (core_hooks.c), after the command succeeded: COPY FROM and
+ * TRUNCATE write without the executor, so count them here.
+ */
+void
+AdviceUtilityDone(Node *stmt)
+{
+	ListCell   *lc;
+	Oid			relid;
+
+	if (!advice_enabled)
+		return;
+	if (IsA(stmt, CopyStmt) && ((CopyStmt *) stmt)->is_from &&
+		((CopyStmt *) stmt)->relation != NULL)
+	{
+		relid = RangeVarGetRelid(((CopyStmt *) stmt)->relation, NoLock, true);
+		if (OidIsValid(relid))
+			AdviceStoreWrite(relid);
+	}
+	else if (IsA(stmt, TruncateStmt))
+	{
+		foreach(lc, ((TruncateStmt *) stmt)->relations)
+		{
+			relid = RangeVarGetRelid(lfirst_node(RangeVar, lc), NoLock, true);
+			if (OidIsValid(relid))
+				AdviceStoreWrite(relid);
+		}
+	}
+}

@@ -1,0 +1,352 @@
+/*-------------------------------------------------------------------------
+ *
+ * advice_rules.c
+ *		The suggestion rules: from a candidate's quals to the concrete
+ *		index definitions worth verifying.
+ *
+ *	GIN:   jsonb_path_ops when every operator used on the key (in any
+ *		   recorded statement) is in that operator family (@>, @?, @@),
+ *		   jsonb_ops otherwise; arrays and other types get their default
+ *		   operator class.
+ *	btree: equality columns first, the most selective first (n_distinct
+ *		   from pg_statistic); then one range column (one variant per range
+ *		   column: the verification keeps the cheapest, i.e. the most
+ *		   selective); or, without a range column, the ORDER BY columns of
+ *		   a LIMIT when that removes a sort.  A boolean column, or a
+ *		   low-cardinality column always compared to the same constant,
+ *		   becomes the partial-index predicate (WHERE NOT is_deleted) --
+ *		   unless an existing plain btree index on some of the equality
+ *		   columns can be extended, in which case the suggestion extends it
+ *		   (its columns first) and says it replaces it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <ctype.h>
+
+#include "access/htup_details.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_am.h"
+#include "catalog/pg_statistic.h"
+#include "catalog/pg_type.h"
+#include "commands/defrem.h"
+#include "lib/stringinfo.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/ruleutils.h"
+#include "utils/syscache.h"
+
+#include "advice/advice.h"
+
+#define ADVICE_STATUS_DISTINCT	16	/* at most this many values: a "status" */
+
+/* Number of distinct values of a column, from pg_statistic; 0 if unknown. */
+static double
+advice_ndistinct(Oid relid, AttrNumber attnum)
+{
+	HeapTuple	tup;
+	double		d;
+
+	if (attnum <= 0)
+		return 0;
+	tup = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
+						  Int16GetDatum(attnum), BoolGetDatum(false));
+	if (!HeapTupleIsValid(tup))
+		return 0;
+	d = ((Form_pg_statistic) GETSTRUCT(tup))->stadistinct;
+	ReleaseSysCache(tup);
+	return d < 0 ? -d * AdviceRelTuples(relid) : d;
+}
+
+bool
+AdviceSameKey(AdviceQual *a, AdviceQual *b)
+{
+	if (a->attnum != 0 || b->attnum != 0)
+		return a->attnum == b->attnum;
+	return equal(a->key, b->key);
+}
+
+/* quals without a second qual on the same key */
+static List *
+advice_unique_keys(List *quals, List *skip)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+	ListCell   *lc2;
+
+	foreach(lc, quals)
+	{
+		AdviceQual *q = lfirst(lc);
+		bool		dup = false;
+
+		foreach(lc2, list_concat_copy(result, skip))
+			dup = dup || AdviceSameKey(q, lfirst(lc2));
+		if (!dup)
+			result = lappend(result, q);
+	}
+	return result;
+}
+
+/* Was q always compared to the same constant in every recorded execution? */
+static bool
+advice_constant_always(AdviceContext *ctx, Oid relid, AdviceQual *q)
+{
+	ListCell   *lc;
+	bool		seen = false;
+
+	foreach(lc, ctx->quals)
+	{
+		AdviceQualStats *s = lfirst(lc);
+
+		if (s->key.relid != relid || s->key.attnum != q->attnum ||
+			s->key.opno != q->opno || s->key.role == ADVICE_ROLE_INDEXCOND)
+			continue;
+		if (s->const_varies)
+			return false;
+		seen = true;
+	}
+	return seen;
+}
+
+/* Should q become the predicate of a partial index? */
+static bool
+advice_is_predicate(AdviceContext *ctx, Oid relid, AdviceQual *q)
+{
+	if (q->attnum <= 0 || !q->is_const)
+		return false;
+	if (q->kind == ADVICE_KIND_EQ &&
+		(!IsA(q->clause, OpExpr) ||
+		 advice_ndistinct(relid, q->attnum) > ADVICE_STATUS_DISTINCT))
+		return false;
+	if (q->kind != ADVICE_KIND_EQ && q->kind != ADVICE_KIND_BOOL)
+		return false;
+	return advice_constant_always(ctx, relid, q);
+}
+
+static Oid	advice_sort_relid;
+
+/* Most distinct values first; columns before expressions; then attnum. */
+static int
+advice_selectivity_cmp(const ListCell *a, const ListCell *b)
+{
+	AdviceQual *qa = lfirst(a);
+	AdviceQual *qb = lfirst(b);
+	double		da = advice_ndistinct(advice_sort_relid, qa->attnum);
+	double		db = advice_ndistinct(advice_sort_relid, qb->attnum);
+
+	if (da != db)
+		return da > db ? -1 : 1;
+	return qa->attnum - qb->attnum;
+}
+
+/* A candidate sharing c's table and evidence, with its own key list. */
+static AdviceCandidate *
+advice_variant(AdviceCandidate *c, List *keys, List *pred, char *replaces)
+{
+	AdviceCandidate *v = palloc(sizeof(AdviceCandidate));
+
+	memcpy(v, c, sizeof(AdviceCandidate));
+	v->keys = keys;
+	v->pred = pred;
+	v->replaces = replaces;
+	return v;
+}
+
+/* The btree variants of c: one per range column, or with the sort keys. */
+static List *
+advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c)
+{
+	List	   *eq = advice_unique_keys(c->eq, NIL);
+	List	   *range = advice_unique_keys(c->range, eq);
+	List	   *pred = NIL;
+	List	   *keys = NIL;
+	List	   *prefix;
+	List	   *variants = NIL;
+	char	   *replaces = AdviceBtreePrefix(c->relid, eq, &prefix);
+	ListCell   *lc;
+
+	foreach(lc, eq)
+	{
+		AdviceQual *q = lfirst(lc);
+
+		if (list_member_ptr(prefix, q))
+			continue;
+		if (replaces == NULL && advice_is_predicate(ctx, c->relid, q))
+			pred = lappend(pred, q);
+		else
+			keys = lappend(keys, q);
+	}
+	advice_sort_relid = c->relid;
+	list_sort(keys, advice_selectivity_cmp);
+	keys = list_concat(prefix, keys);
+	foreach(lc, range)
+		variants = lappend(variants,
+						   advice_variant(c, lappend(list_copy(keys), lfirst(lc)), pred, replaces));
+	if (range == NIL && c->sort != NIL)
+		variants = lappend(variants,
+						   advice_variant(c, list_concat(list_copy(keys),
+														 advice_unique_keys(c->sort, keys)),
+										  pred, replaces));
+	if (range == NIL && keys != NIL)
+		variants = lappend(variants, advice_variant(c, keys, pred, replaces));
+	return variants;
+}
+
+/* The operators used on a GIN key, here and in every recorded statement. */
+static List *
+advice_gin_opnos(AdviceContext *ctx, AdviceCandidate *c, AdviceQual *key)
+{
+	char	   *text = AdviceKeyText(key->key, 1, c->relid);
+	List	   *opnos = NIL;
+	ListCell   *lc;
+
+	foreach(lc, c->ginquals)
+		opnos = list_append_unique_oid(opnos, ((AdviceQual *) lfirst(lc))->opno);
+	foreach(lc, ctx->quals)
+	{
+		AdviceQualStats *s = lfirst(lc);
+
+		if (s->key.relid == c->relid && s->kind == ADVICE_KIND_GIN &&
+			s->key.attnum == key->attnum && strcmp(s->expr, text) == 0)
+			opnos = list_append_unique_oid(opnos, s->key.opno);
+	}
+	return opnos;
+}
+
+/* Can jsonb_path_ops serve every operator in opnos? */
+static bool
+advice_path_ops_serve(List *opnos)
+{
+	Oid			opclass = get_opclass_oid(GIN_AM_OID,
+										  list_make1(makeString("jsonb_path_ops")), true);
+	Oid			family = OidIsValid(opclass) ? get_opclass_family(opclass) : InvalidOid;
+	ListCell   *lc;
+
+	foreach(lc, opnos)
+	{
+		if (!OidIsValid(family) || !op_in_opfamily(lfirst_oid(lc), family))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The variants of candidate c worth verifying, each with its DDL and its
+ * hypothetical index; none when an existing index already serves it.
+ */
+List *
+AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c)
+{
+	List	   *variants = NIL;
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	if (c->gin)
+	{
+		AdviceQual *key = linitial(c->ginquals);
+		List	   *opnos = advice_gin_opnos(ctx, c, key);
+		AdviceCandidate *v = advice_variant(c, list_make1(key), NIL, NULL);
+
+		if (AdviceGinServed(c->relid, key, opnos))
+			return NIL;
+		if (exprType((Node *) key->key) == JSONBOID)
+			v->opclass = advice_path_ops_serve(opnos) ? "jsonb_path_ops" : "jsonb_ops";
+		variants = list_make1(v);
+	}
+	else
+		variants = advice_btree_variants(ctx, c);
+	foreach(lc, variants)
+	{
+		AdviceCandidate *v = lfirst(lc);
+
+		if (!v->gin && AdviceBtreeServed(v->relid, v->keys, v->pred != NIL))
+			continue;
+		AdviceCandidateDdl(v);
+		v->windex = WhatifParseIndexDdl(v->ddl);
+		result = lappend(result, v);
+	}
+	return result;
+}
+
+/* Append the part of an index name that names key q. */
+static void
+advice_name_part(StringInfo name, const char *text)
+{
+	const char *p;
+	bool		sep = true;
+
+	for (p = text; *p; p++)
+	{
+		if (isalnum((unsigned char) *p))
+		{
+			if (sep && name->len > 0)
+				appendStringInfoChar(name, '_');
+			appendStringInfoChar(name, *p);
+			sep = false;
+		}
+		else if (strncmp(p, "::", 2) == 0)
+			break;
+		else
+			sep = true;
+	}
+}
+
+/* The SQL of key column q: a quoted column name or a parenthesised expression. */
+static char *
+advice_key_sql(AdviceCandidate *c, AdviceQual *q)
+{
+	if (q->attnum > 0)
+		return (char *) quote_identifier(get_attname(c->relid, q->attnum, false));
+	return psprintf("(%s)", AdviceKeyText(q->key, 1, c->relid));
+}
+
+static char *
+advice_pred_sql(AdviceCandidate *c)
+{
+	List	   *clauses = NIL;
+	ListCell   *lc;
+
+	foreach(lc, c->pred)
+		clauses = lappend(clauses, ((AdviceQual *) lfirst(lc))->clause);
+	return AdviceKeyText(clauses == NIL ? NULL :
+						 list_length(clauses) == 1 ? linitial(clauses) :
+						 make_andclause(clauses), 1, c->relid);
+}
+
+/* Set c->name and c->ddl: CREATE INDEX CONCURRENTLY IF NOT EXISTS ... */
+void
+AdviceCandidateDdl(AdviceCandidate *c)
+{
+	StringInfoData name;
+	StringInfoData ddl;
+	ListCell   *lc;
+	char	   *relname = get_rel_name(c->relid);
+
+	initStringInfo(&name);
+	advice_name_part(&name, relname);
+	foreach(lc, c->keys)
+		advice_name_part(&name, AdviceKeyText(((AdviceQual *) lfirst(lc))->key, 1, c->relid));
+	advice_name_part(&name, c->gin ? "gin_idx" : (c->pred ? "partial_idx" : "idx"));
+	if (name.len >= NAMEDATALEN)
+		name.data[NAMEDATALEN - 1] = '\0';
+	c->name = name.data;
+
+	initStringInfo(&ddl);
+	appendStringInfo(&ddl, "CREATE INDEX CONCURRENTLY IF NOT EXISTS %s ON %s USING %s (",
+					 quote_identifier(c->name),
+					 quote_qualified_identifier(get_namespace_name(get_rel_namespace(c->relid)),
+												relname),
+					 c->gin ? "gin" : "btree");
+	foreach(lc, c->keys)
+		appendStringInfo(&ddl, "%s%s", lc == list_head(c->keys) ? "" : ", ",
+						 advice_key_sql(c, lfirst(lc)));
+	if (c->opclass != NULL)
+		appendStringInfo(&ddl, " %s", c->opclass);
+	appendStringInfoChar(&ddl, ')');
+	if (c->pred != NIL)
+		appendStringInfo(&ddl, " WHERE %s", advice_pred_sql(c));
+	c->ddl = ddl.data;
+}

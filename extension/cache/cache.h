@@ -1,0 +1,355 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache.h
+ *		The interface of extension/cache, the result cache: its Init, the
+ *		entry points core_hooks.c calls from each hook, the "committed
+ *		invalidation" callbacks other subsystems register, and what the
+ *		cache's own files share (settings, keys, bypass reasons, the store,
+ *		singleflight, the custom scan).
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SFCACHE_CACHE_H
+#define SFCACHE_CACHE_H
+
+#include "access/xact.h"
+#include "catalog/objectaccess.h"
+#include "commands/explain.h"
+#include "datatype/timestamp.h"
+#include "executor/execdesc.h"
+#include "lib/stringinfo.h"
+#include "nodes/extensible.h"
+#include "nodes/params.h"
+#include "nodes/parsenodes.h"
+#include "nodes/plannodes.h"
+#include "storage/condition_variable.h"
+#include "storage/lwlock.h"
+#include "tcop/dest.h"
+#include "tcop/utility.h"
+#include "utils/dsa.h"
+#include "utils/snapshot.h"
+
+#include "core/core.h"
+
+/* ---- the cache's entry points (cache_init.c and the files named) ---- */
+
+extern void CacheInit(void);
+
+/* cache_plan.c: planner; NULL when the statement is planned as usual */
+extern PlannedStmt *CachePlanStatement(Query *parse, const char *query_string,
+									   int cursorOptions);
+
+/* cache_plan.c: ProcessUtility, the text of the statement EXECUTE runs */
+extern const char *CacheUtilityBegin(Node *stmt, ProcessUtilityContext context);
+extern void CacheUtilityEnd(const char *saved_execute_text);
+
+/* cache_explain.c: ExplainOneQuery, before and after the plan is shown */
+extern void CacheExplainBegin(void);
+extern void CacheExplainEnd(ExplainState *es);
+
+/* cache_inval.c: where writes are seen, and the commit protocol */
+extern void CacheExecutorStart(QueryDesc *queryDesc, int eflags);
+extern bool CacheUtilityWritesBegin(Node *stmt);
+extern void CacheUtilityWritesEnd(bool commit_prepared);
+extern void CacheUtilityDone(Node *stmt);
+extern void CacheObjectAccess(ObjectAccessType access, Oid classId,
+							  Oid objectId, int subId, void *arg);
+extern void CacheXactEvent(XactEvent event);
+
+/*
+ * cache_inval.c: called once per relation a committed transaction wrote
+ * (so invalidated), after its commit became visible. Other subsystems
+ * register one from their Init (the index advice counts invalidations).
+ */
+typedef void (*CacheInvalidationCallback) (Oid relid);
+
+extern void CacheRegisterInvalidationCallback(CacheInvalidationCallback callback);
+
+/* ---- settings (cache_guc.c) ---- */
+
+typedef enum SfcCacheMode
+{
+	SFC_CACHE_OFF,
+	SFC_CACHE_COALESCE,			/* merge concurrent identical misses only */
+	SFC_CACHE_ON				/* merge and keep results */
+} SfcCacheMode;
+
+extern int	sfc_cache_mode;
+extern int	sfc_memory_mb;
+extern int	sfc_max_entries;
+extern int	sfc_max_entry_size_kb;
+extern int	sfc_ttl_s;
+extern int	sfc_wait_timeout_ms;
+extern int	sfc_max_statements;
+extern char *sfc_immutable_functions;
+extern int	sfc_test_hold_leader_lock;
+extern int	sfc_test_hold_commit_lock;
+extern int	sfc_test_hold_follower_lock;
+
+extern void CacheGucInit(void);
+
+/* ---- bypass reasons (cache_stats.c names them) ---- */
+
+typedef enum SfcBypass
+{
+	SFC_BYPASS_NONE = 0,
+	SFC_BYPASS_DISABLED,		/* sfcache.cache = off */
+	SFC_BYPASS_OPT_OUT,			/* leading comment sfcache:off */
+	SFC_BYPASS_NOT_SELECT,		/* utility, DML, SELECT INTO, cursor */
+	SFC_BYPASS_ROW_LOCK,		/* FOR UPDATE / SHARE */
+	SFC_BYPASS_NOT_IMMUTABLE,	/* a volatile or stable function */
+	SFC_BYPASS_RELATION_KIND,	/* catalog, foreign table, sequence */
+	SFC_BYPASS_TEMP_RELATION,
+	SFC_BYPASS_EXCLUDED,		/* sfcache.exclude() */
+	SFC_BYPASS_ISOLATION,		/* REPEATABLE READ or SERIALIZABLE */
+	SFC_BYPASS_OWN_WRITE,		/* this transaction wrote a relation read */
+	SFC_BYPASS_STANDBY,
+	SFC_BYPASS_TOO_LARGE,		/* result over sfcache.max_entry_size */
+	SFC_BYPASS_COMMIT_IN_FLIGHT,	/* a writer was committing */
+	SFC_BYPASS_NO_MEMORY,		/* could not make room for the result */
+	SFC_BYPASS_TOO_MANY_RELATIONS,	/* reads more than SFC_MAX_RELS */
+	SFC_BYPASS_WAIT_TIMEOUT,	/* waited sfcache.wait_timeout for a leader */
+	SFC_BYPASS_RECORD_RESULT,	/* anonymous record columns: typmods are
+								 * local to a backend */
+	SFC_BYPASS_FOREIGN_RELATION,	/* a foreign table, or one in a hierarchy */
+	SFC_NUM_BYPASS
+} SfcBypass;
+
+/* ---- cache keys (cache_key.c) ---- */
+
+/* 128 bits of hash naming one result: statement, constants, parameters, role. */
+typedef struct CacheKey
+{
+	uint64		hi;
+	uint64		lo;
+} CacheKey;
+
+extern CacheKey CacheKeyForQuery(Query *query);
+
+/* cache_key_memo.c */
+extern CacheKey CacheKeyForStatement(Query *query, const char *text, int len);
+extern CacheKey CacheKeyWithParams(CacheKey query_key, ParamListInfo params);
+
+/* cache_settings.c */
+extern void CacheSettingsAppend(StringInfo buf);
+
+/* ---- cacheability (cache_cacheable.c) ---- */
+
+/* What the cacheability check learnt about a statement. */
+typedef struct CacheableInfo
+{
+	SfcBypass	bypass;
+	List	   *relids;			/* OIDs of every relation it reads */
+	List	   *inh_roots;		/* those read with their descendants */
+	int			ttl_override_s; /* smallest sfcache.set_ttl() among them, 0 if none */
+	bool		ttl_default;	/* does sfcache.ttl apply to one of them? */
+} CacheableInfo;
+
+extern int	CacheStatementTtl(int ttl_override_s, bool ttl_default);
+
+extern void CacheCheckCacheable(Query *query, const char *query_string,
+								CacheableInfo *info);
+extern SfcBypass CacheCheckRuntimeBypass(List *relids);
+extern SfcBypass CacheCheckHierarchies(List *inh_roots);
+
+/* ---- the code a statement runs (cache_code.c) ---- */
+
+extern bool CacheFunctionIsMutable(Oid funcid);
+extern bool CacheNodeRunsMutableCode(Node *node, List **types);
+extern List *CacheFunctionsExecutedBy(Query *query);
+extern void CacheCheckFunctionsExecutable(List *funcids);
+
+/* ---- relation settings (cache_relation_settings.c) ---- */
+
+extern void CacheRelationSettingsInit(void);
+extern bool CacheRelationIsExcluded(Oid relid);
+extern int	CacheRelationTtl(Oid relid);
+
+/* ---- invalidation (cache_inval.c) ---- */
+
+#define SFC_MAX_RELS 64			/* a statement reading more is not cached */
+
+/* The generations of a statement's relations, read before its snapshot. */
+typedef struct GenSnapshot
+{
+	int			nslots;
+	uint64		global;
+	uint32		slots[SFC_MAX_RELS];
+	uint64		gens[SFC_MAX_RELS];
+} GenSnapshot;
+
+extern const SfcShmemPart CacheInvalShmemPart;
+extern bool CacheGenSnapshotTake(List *relids, GenSnapshot *snap);
+extern bool CacheGenSnapshotIsCurrent(const GenSnapshot *snap);
+extern bool CacheGensAreCurrent(uint64 global, int nslots, const uint32 *slots,
+								const uint64 *gens);
+extern bool CacheTransactionWroteAny(List *relids);
+extern void CacheInvalidateRelationNow(Oid relid);
+extern void CacheInvalidateAllNow(void);
+
+/* ---- shared store (cache_store.c) ---- */
+
+extern const SfcShmemPart CacheStoreShmemPart;
+
+/* ---- singleflight (cache_singleflight.c) ---- */
+
+typedef enum SfcOutcome
+{
+	SFC_HIT,					/* served from a ready entry */
+	SFC_FOLLOWER_HIT,			/* waited for a leader, then served */
+	SFC_LEADER,					/* this backend computes and publishes */
+	SFC_RUN_UNCACHED			/* run it without the cache */
+} SfcOutcome;
+
+/* A result in backend-local memory: serialised minimal tuples. */
+typedef struct CachedResult
+{
+	char	   *data;
+	Size		len;
+} CachedResult;
+
+extern SfcOutcome CacheSingleflightBegin(CacheKey key, uint64 shape,
+										 CachedResult *result, SfcBypass *why);
+extern SfcBypass CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
+										  const CachedResult *result, int ttl_s);
+extern void CacheSingleflightAbandon(CacheKey key, SfcBypass why);
+extern void CacheFlushAll(void);
+
+/* ---- statistics (cache_stats.c) ---- */
+
+typedef enum SfcCounter
+{
+	SFC_STAT_HITS,
+	SFC_STAT_MISSES,
+	SFC_STAT_COALESCED,
+	SFC_STAT_HANDOFFS,
+	SFC_STAT_STORES,
+	SFC_STAT_EVICTIONS,
+	SFC_STAT_INVALIDATIONS,
+	SFC_STAT_EXPIRATIONS,
+	SFC_STAT_WAIT_TIMEOUTS,
+	SFC_NUM_COUNTERS
+} SfcCounter;
+
+extern const SfcShmemPart CacheStatsShmemPart;
+extern void CacheStatsCount(SfcCounter counter, uint64 shape);
+extern void CacheStatsBypass(SfcBypass why, uint64 shape);
+extern void CacheStatsStored(uint64 shape, Size bytes);
+extern void CacheStatsRegisterShape(uint64 queryid, const char *text, int len);
+extern void CacheStatsKeySeen(uint64 shape, CacheKey key);
+extern const char *CacheBypassReasonName(SfcBypass why);
+
+/* The global counters, as sfcache.stats shows them. */
+typedef struct CacheStatsTotal
+{
+	uint64		counters[SFC_NUM_COUNTERS];
+	uint64		bypasses;		/* of every reason */
+	uint64		untracked;		/* statement shapes not tracked */
+	TimestampTz reset_at;
+} CacheStatsTotal;
+
+extern void CacheStatsTotals(CacheStatsTotal *out);
+
+/* ---- executor integration (cache_plan.c, cache_scan.c, cache_run.c) ---- */
+
+extern void CacheExplainNoteBypass(SfcBypass why);
+extern void CacheScanInit(void);
+
+/* ---- the store (cache_store.c), as seen by cache_singleflight.c ---- */
+
+typedef enum EntryState
+{
+	ENTRY_FREE,					/* on the free list */
+	ENTRY_COMPUTING,			/* a leader is computing the result */
+	ENTRY_READY					/* the result can be served */
+} EntryState;
+
+/* How a computing entry ended, for the followers that waited on it. */
+typedef enum EntryEnding
+{
+	ENDING_RETRY,				/* leader failed: one follower takes over */
+	ENDING_RUN_ALONE			/* result not storable: followers run alone */
+} EntryEnding;
+
+/*
+ * One cache entry. The fields are protected by the partition lock of the
+ * entry's key (CacheStorePartitionLock(hashcode)); the condition variable is the
+ * entry slot's and outlives any one key, so a follower may sleep on it
+ * without holding a lock.
+ */
+typedef struct CacheEntry
+{
+	CacheKey	key;
+	uint32		hashcode;
+	EntryState	state;
+	bool		transient;		/* coalesce mode: free once waiters have read */
+	int			leader_pid;
+	int			waiters;		/* followers waiting on this entry */
+	uint64		shape;			/* query id, for per-statement counters */
+	dsa_pointer data;			/* ResultHeader followed by tuples */
+	Size		size;
+	TimestampTz expires_at;
+	pg_atomic_uint32 referenced;	/* CLOCK bit */
+	/* how the last computing entry for last_key ended */
+	CacheKey	last_key;
+	EntryEnding last_ending;
+	SfcBypass	last_reason;
+	int32		next_free;
+	ConditionVariable cv;
+} CacheEntry;
+
+extern uint32 CacheStoreHashKey(CacheKey key);
+extern LWLock *CacheStorePartitionLock(uint32 hashcode);
+extern CacheEntry *CacheStoreLookup(CacheKey key, uint32 hashcode);
+extern CacheEntry *CacheStoreAllocate(void);
+extern void CacheStoreReleaseUnused(CacheEntry *entry);
+extern bool CacheStoreInsert(CacheEntry *entry, CacheKey key, uint32 hashcode);
+extern void CacheStoreRemove(CacheEntry *entry);
+extern dsa_pointer CacheStoreWriteResult(const GenSnapshot *gens,
+										const CachedResult *result, Size *size);
+extern void CacheStoreFreeResult(dsa_pointer dp);
+extern void CacheStoreAttachResult(CacheEntry *entry, dsa_pointer dp, Size size);
+extern bool CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now,
+									 SfcCounter *why_not);
+extern void CacheStoreCopyResult(CacheEntry *entry, CachedResult *out);
+extern void CacheStoreFlush(void);
+extern void CacheStoreUsage(uint64 *bytes, uint64 *entries);
+
+/* ---- the custom scan (cache_scan.c, cache_run.c) ---- */
+
+/* The contents of CustomScan.custom_private, unpacked. */
+typedef struct SfcScanPrivate
+{
+	Query	   *query;			/* analyzed and rewritten, never modified */
+	CacheKey	key;			/* of the query tree */
+	List	   *relids;			/* relations it reads */
+	List	   *inh_roots;		/* those read with their descendants */
+	List	   *funcids;		/* functions whose EXECUTE a hit checks */
+	int			ttl_override_s; /* see CacheableInfo */
+	bool		ttl_default;
+	int			cursor_options;
+	const char *query_string;
+} SfcScanPrivate;
+
+extern const CustomScanMethods sfc_scan_plan_methods;
+
+extern List *SfcScanPrivateToList(const SfcScanPrivate *priv);
+extern void SfcScanPrivateFromList(List *list, SfcScanPrivate *priv);
+
+/* cache_run.c: running the saved query and capturing its rows */
+
+typedef struct CaptureReceiver
+{
+	DestReceiver pub;
+	Size		limit;			/* bytes kept in buf; beyond, spill */
+	StringInfoData buf;			/* serialised minimal tuples */
+	Tuplestorestate *spill;		/* every row, once over the limit */
+	TupleTableSlot *tmp_slot;
+	MemoryContext cxt;			/* where rows must outlive the query */
+} CaptureReceiver;
+
+extern CaptureReceiver *CacheCaptureReceiverCreate(Size limit);
+extern void CacheRunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
+							   Snapshot snapshot, DestReceiver *dest);
+
+#endif							/* SFCACHE_CACHE_H */

@@ -1,0 +1,300 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_cacheable.c
+ *		Whether a statement may be served from or stored in the cache, and
+ *		which relations it reads (doc/DESIGN.md, "When a statement may be
+ *		served or stored").
+ *
+ * Checked when the statement is planned: a plain top-level SELECT (no row
+ * locks, no data-modifying CTE, no opt-out comment), all the code it can
+ * run IMMUTABLE or named in sfcache.immutable_functions (cache_code.c),
+ * including what views and row security policies bring in after
+ * rewriting, and only permanent user tables, partitioned tables, views and
+ * materialized views, none excluded, with no temporary or foreign member
+ * in their hierarchies. Checked at each execution, since a cached plan
+ * outlives them: the isolation level, recovery, the transaction's own
+ * writes, and the members of the hierarchies read.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/sysattr.h"
+#include "access/transam.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/varlena.h"
+#include "utils/lsyscache.h"
+
+#include "cache/cache.h"
+
+typedef struct WalkContext
+{
+	SfcBypass	bypass;
+	List	   *relids;
+	List	   *inh_roots;		/* relations read with their descendants */
+	List	   *types;			/* types whose code was checked */
+	int			ttl_override_s;
+	bool		ttl_default;
+} WalkContext;
+
+static bool cacheable_walker(Node *node, WalkContext *ctx);
+
+/*
+ * The members of an inheritance or partition hierarchy are not listed as
+ * relations read: a write to one bumps the generations of its ancestors
+ * too (cache_inval.c). They must all be permanent tables of this server, though:
+ * a temporary member holds one session's rows, which another session's
+ * execution does not see, and a foreign one is written where no hook sees
+ * it. Checked when planned and again at each execution, since members
+ * come and go without the plan knowing.
+ */
+static SfcBypass
+check_hierarchy_member(Oid relid)
+{
+	if (get_rel_persistence(relid) == RELPERSISTENCE_TEMP)
+		return SFC_BYPASS_TEMP_RELATION;
+	if (get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE)
+		return SFC_BYPASS_FOREIGN_RELATION;
+	return SFC_BYPASS_NONE;
+}
+
+SfcBypass
+CacheCheckHierarchies(List *inh_roots)
+{
+	ListCell   *lc;
+
+	foreach(lc, inh_roots)
+	{
+		Oid			root = lfirst_oid(lc);
+		List	   *members;
+		ListCell   *lm;
+		SfcBypass	why = SFC_BYPASS_NONE;
+
+		if (!has_subclass(root))
+			continue;
+		members = find_all_inheritors(root, NoLock, NULL);
+		foreach(lm, members)
+		{
+			if ((why = check_hierarchy_member(lfirst_oid(lm))) != SFC_BYPASS_NONE)
+				break;
+		}
+		list_free(members);
+		if (why != SFC_BYPASS_NONE)
+			return why;
+	}
+	return SFC_BYPASS_NONE;
+}
+
+/* Add a relation read; one read with its descendants roots a hierarchy. */
+static void
+add_relation(WalkContext *ctx, Oid relid, char relkind, bool inh)
+{
+	ctx->relids = list_append_unique_oid(ctx->relids, relid);
+	if (inh && (relkind == RELKIND_RELATION || relkind == RELKIND_PARTITIONED_TABLE))
+		ctx->inh_roots = list_append_unique_oid(ctx->inh_roots, relid);
+}
+
+static SfcBypass
+check_relation(RangeTblEntry *rte, WalkContext *ctx)
+{
+	char		relkind = get_rel_relkind(rte->relid);
+	int			ttl;
+
+	if (rte->relid < FirstNormalObjectId)
+		return SFC_BYPASS_RELATION_KIND;
+	if (relkind == RELKIND_FOREIGN_TABLE)
+		return SFC_BYPASS_FOREIGN_RELATION;
+	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE &&
+		relkind != RELKIND_VIEW && relkind != RELKIND_MATVIEW)
+		return SFC_BYPASS_RELATION_KIND;
+	if (get_rel_persistence(rte->relid) == RELPERSISTENCE_TEMP)
+		return SFC_BYPASS_TEMP_RELATION;
+	if (rte->tablesample != NULL)
+		return SFC_BYPASS_NOT_IMMUTABLE;
+	if (CacheRelationIsExcluded(rte->relid))
+		return SFC_BYPASS_EXCLUDED;
+	/* views hold no rows: the TTLs are their tables' */
+	ttl = (relkind == RELKIND_VIEW) ? -1 : CacheRelationTtl(rte->relid);
+	if (ttl == 0)
+		ctx->ttl_default = true;
+	else if (ttl > 0 && (ctx->ttl_override_s == 0 || ttl < ctx->ttl_override_s))
+		ctx->ttl_override_s = ttl;
+	add_relation(ctx, rte->relid, relkind, rte->inh);
+	return SFC_BYPASS_NONE;
+}
+
+static SfcBypass
+check_query(Query *query)
+{
+	if (query->commandType != CMD_SELECT || query->utilityStmt != NULL ||
+		query->hasModifyingCTE)
+		return SFC_BYPASS_NOT_SELECT;
+	if (query->rowMarks != NIL)
+		return SFC_BYPASS_ROW_LOCK;
+	return SFC_BYPASS_NONE;
+}
+
+/*
+ * Nodes that read the clock, the session or a sequence, and the system
+ * columns that change without a write: xmax with every row lock (a foreign
+ * key check takes one), xmin when VACUUM freezes the row, cmin and cmax
+ * (combo command ids are local to a backend).
+ */
+static bool
+is_session_dependent(Node *node)
+{
+	switch (nodeTag(node))
+	{
+		case T_Var:
+			{
+				AttrNumber	attno = ((Var *) node)->varattno;
+
+				return attno == MinTransactionIdAttributeNumber ||
+					attno == MaxTransactionIdAttributeNumber ||
+					attno == MinCommandIdAttributeNumber ||
+					attno == MaxCommandIdAttributeNumber;
+			}
+		case T_SQLValueFunction:
+		case T_NextValueExpr:
+		case T_CurrentOfExpr:
+			return true;
+		case T_Param:
+			return ((Param *) node)->paramkind != PARAM_EXTERN &&
+				((Param *) node)->paramkind != PARAM_EXEC &&
+				((Param *) node)->paramkind != PARAM_SUBLINK;
+		default:
+			return false;
+	}
+}
+
+static bool
+cacheable_walker(Node *node, WalkContext *ctx)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Query))
+	{
+		if ((ctx->bypass = check_query((Query *) node)) != SFC_BYPASS_NONE)
+			return true;
+		return query_tree_walker((Query *) node, cacheable_walker, ctx,
+								 QTW_EXAMINE_RTES_BEFORE | QTW_EXAMINE_SORTGROUP);
+	}
+	if (IsA(node, RangeTblEntry))
+	{
+		RangeTblEntry *rte = (RangeTblEntry *) node;
+
+		if (rte->rtekind == RTE_RELATION &&
+			(ctx->bypass = check_relation(rte, ctx)) != SFC_BYPASS_NONE)
+			return true;
+		return false;
+	}
+	if (is_session_dependent(node) || CacheNodeRunsMutableCode(node, &ctx->types))
+	{
+		ctx->bypass = SFC_BYPASS_NOT_IMMUTABLE;
+		return true;
+	}
+	return expression_tree_walker(node, cacheable_walker, ctx);
+}
+
+/* Anonymous record types are blessed per backend: another could not read them. */
+static bool
+returns_anonymous_records(Query *query)
+{
+	ListCell   *lc;
+
+	foreach(lc, query->targetList)
+	{
+		TargetEntry *tle = lfirst(lc);
+		Oid			type = getBaseType(exprType((Node *) tle->expr));
+
+		if (!tle->resjunk &&
+			(type == RECORDOID || type == RECORDARRAYOID ||
+			 (type_is_rowtype(type) && !OidIsValid(get_typ_typrelid(type)))))
+			return true;
+	}
+	return false;
+}
+
+/* True if the statement's text starts with a comment naming sfcache:off. */
+static bool
+has_opt_out_comment(Query *query, const char *query_string)
+{
+	const char *p;
+	const char *end;
+
+	if (query_string == NULL)
+		return false;
+	p = query_string + Max(query->stmt_location, 0);
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	if (strncmp(p, "/*", 2) != 0 || (end = strstr(p, "*/")) == NULL)
+		return false;
+	for (const char *q = p + 2; q + 11 <= end; q++)
+		if (strncmp(q, "sfcache:off", 11) == 0)
+			return true;
+	return false;
+}
+
+/* What can be decided when the statement is planned. */
+void
+CacheCheckCacheable(Query *query, const char *query_string, CacheableInfo *info)
+{
+	WalkContext ctx = {SFC_BYPASS_NONE, NIL, NIL, NIL, 0, false};
+
+	info->relids = NIL;
+	info->inh_roots = NIL;
+	info->ttl_override_s = 0;
+	info->ttl_default = true;
+	if (has_opt_out_comment(query, query_string))
+		info->bypass = SFC_BYPASS_OPT_OUT;
+	else if (cacheable_walker((Node *) query, &ctx))
+		info->bypass = ctx.bypass;
+	else if (returns_anonymous_records(query))
+		info->bypass = SFC_BYPASS_RECORD_RESULT;
+	else if (list_length(ctx.relids) > SFC_MAX_RELS)
+		info->bypass = SFC_BYPASS_TOO_MANY_RELATIONS;
+	else
+		info->bypass = CacheCheckHierarchies(ctx.inh_roots);
+	if (info->bypass == SFC_BYPASS_NONE)
+	{
+		info->relids = ctx.relids;
+		info->inh_roots = ctx.inh_roots;
+		info->ttl_override_s = ctx.ttl_override_s;
+		info->ttl_default = ctx.ttl_default || ctx.ttl_override_s == 0;
+	}
+}
+
+/*
+ * A statement's TTL, at execution (sfcache.ttl may have changed since the
+ * plan): each relation's own TTL, sfcache.set_ttl()'s or else sfcache.ttl,
+ * and the smallest of them.
+ */
+int
+CacheStatementTtl(int ttl_override_s, bool ttl_default)
+{
+	if (ttl_override_s == 0)
+		return sfc_ttl_s;
+	return ttl_default ? Min(ttl_override_s, sfc_ttl_s) : ttl_override_s;
+}
+
+/* What must be checked again at each execution of a cached plan. */
+SfcBypass
+CacheCheckRuntimeBypass(List *relids)
+{
+	if (sfc_cache_mode == SFC_CACHE_OFF)
+		return SFC_BYPASS_DISABLED;
+	if (XactIsoLevel != XACT_READ_COMMITTED)
+		return SFC_BYPASS_ISOLATION;
+	if (RecoveryInProgress())
+		return SFC_BYPASS_STANDBY;
+	if (CacheTransactionWroteAny(relids))
+		return SFC_BYPASS_OWN_WRITE;
+	return SFC_BYPASS_NONE;
+}

@@ -1,0 +1,161 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_guc.c
+ *		The result cache's settings (sfcache.cache, sfcache.memory, ...).
+ *
+ * Settings that size shared memory are PGC_POSTMASTER; the others can be
+ * set per database, role or session. sfcache.test_hold_leader_lock is for
+ * the isolation tests only: a leader waits on that advisory lock once it has
+ * taken its snapshot, so a test can hold it while followers arrive or a
+ * writer commits; sfcache.test_hold_follower_lock holds a follower once it
+ * has registered (isolationtester sees lock waits, not condition variable
+ * sleeps); sfcache.test_hold_commit_lock holds a writer between its
+ * pre-commit and commit bumps.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "parser/scansup.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/varlena.h"
+
+#include "cache/cache.h"
+
+int			sfc_cache_mode = SFC_CACHE_ON;
+int			sfc_memory_mb = 64;
+int			sfc_max_entries = 10000;
+int			sfc_max_entry_size_kb = 1024;
+int			sfc_ttl_s = 300;
+int			sfc_wait_timeout_ms = 10000;
+int			sfc_max_statements = 1000;
+char	   *sfc_immutable_functions = NULL;
+int			sfc_test_hold_leader_lock = 0;
+int			sfc_test_hold_commit_lock = 0;
+int			sfc_test_hold_follower_lock = 0;
+
+static const struct config_enum_entry cache_mode_options[] = {
+	{"off", SFC_CACHE_OFF, false},
+	{"coalesce", SFC_CACHE_COALESCE, false},
+	{"on", SFC_CACHE_ON, false},
+	{NULL, 0, false}
+};
+
+/*
+ * sfcache.immutable_functions: a comma-separated list of function names,
+ * each name or schema.name (identifiers, quoted or not).  Anything else
+ * would be accepted and then match nothing, so it is refused at SET.
+ */
+static bool
+check_immutable_functions(char **newval, void **extra, GucSource source)
+{
+	char	   *copy;
+	List	   *names;
+	ListCell   *lc;
+	const char *p;
+	bool		ok = true;
+
+	if (*newval == NULL)
+		return true;
+	for (p = *newval; *p != '\0' && scanner_isspace(*p); p++)
+		;
+	if (*p == '\0')
+		return true;			/* empty: no function */
+	copy = pstrdup(*newval);
+	if (!SplitIdentifierString(copy, ',', &names))
+		ok = false;
+	else
+	{
+		foreach(lc, names)
+		{
+			const char *name = lfirst(lc);
+			const char *dot = strchr(name, '.');
+
+			if (name[0] == '\0' || dot == name || (dot != NULL && dot[1] == '\0') ||
+				(dot != NULL && strchr(dot + 1, '.') != NULL))
+				ok = false;
+		}
+		list_free(names);
+	}
+	pfree(copy);
+	if (!ok)
+	{
+		GUC_check_errdetail("sfcache.immutable_functions must be a comma-separated list of function names, each name or schema.name, such as \"now, public.current_tenant\".");
+		GUC_check_errhint("Quote a name with double quotes; leave no element empty.");
+	}
+	return ok;
+}
+
+void
+CacheGucInit(void)
+{
+	DefineCustomEnumVariable("sfcache.cache",
+							 "Whether read-only statements are coalesced (coalesce) and also kept (on).",
+							 NULL,
+							 &sfc_cache_mode, SFC_CACHE_ON, cache_mode_options,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.memory",
+							"Shared memory for cached results.",
+							NULL,
+							&sfc_memory_mb, 64, 1, 1024 * 1024,
+							PGC_POSTMASTER, GUC_UNIT_MB, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.max_entries",
+							"Maximum number of cached results.",
+							NULL,
+							&sfc_max_entries, 10000, 16, INT_MAX / 2,
+							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.max_statements",
+							"Maximum number of statement shapes tracked in sfcache.statements.",
+							NULL,
+							&sfc_max_statements, 1000, 16, INT_MAX / 2,
+							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.max_entry_size",
+							"Largest result that is stored; larger ones run uncached.",
+							NULL,
+							&sfc_max_entry_size_kb, 1024, 1, 1024 * 1024,
+							PGC_SUSET, GUC_UNIT_KB, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.ttl",
+							"Longest time a cached result is served.",
+							"Per-relation values set with sfcache.set_ttl() can only shorten it.",
+							&sfc_ttl_s, 300, 1, INT_MAX,
+							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.wait_timeout",
+							"Longest time a statement waits for another backend computing the same result.",
+							"After it, the statement runs by itself.",
+							&sfc_wait_timeout_ms, 10000, 0, INT_MAX,
+							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+
+	DefineCustomStringVariable("sfcache.immutable_functions",
+							   "Functions treated as immutable by the cache, as name or schema.name.",
+							   "For stable or volatile functions whose result the application accepts as fixed.",
+							   &sfc_immutable_functions, "",
+							   PGC_SUSET, GUC_LIST_INPUT,
+							   check_immutable_functions, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.test_hold_leader_lock",
+							"For tests: a leader waits on this advisory lock key after registering.",
+							NULL,
+							&sfc_test_hold_leader_lock, 0, 0, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.test_hold_follower_lock",
+							"For tests: a follower waits on this advisory lock key once registered.",
+							NULL,
+							&sfc_test_hold_follower_lock, 0, 0, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.test_hold_commit_lock",
+							"For tests: a writer waits on this advisory lock key between its two commit bumps.",
+							NULL,
+							&sfc_test_hold_commit_lock, 0, 0, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+}

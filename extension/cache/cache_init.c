@@ -1,0 +1,29 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_init.c
+ *		The result cache's Init, called once from _PG_init: its settings,
+ *		its three parts of shared memory (generations, store, statistics,
+ *		initialised in that order), its custom scan and the relcache
+ *		callbacks of the per-relation settings. Its hooks are installed by
+ *		core (core_hooks.c), which calls the entry points in cache.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "utils/queryjumble.h"
+
+#include "cache/cache.h"
+
+void
+CacheInit(void)
+{
+	CacheGucInit();
+	SfcShmemRegister(&CacheInvalShmemPart);
+	SfcShmemRegister(&CacheStoreShmemPart);
+	SfcShmemRegister(&CacheStatsShmemPart);
+	CacheScanInit();
+	CacheRelationSettingsInit();
+	/* statement shapes are counted by query id */
+	EnableQueryId();
+}

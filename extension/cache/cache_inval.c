@@ -1,0 +1,639 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_inval.c
+ *		Exact invalidation on commit: per-relation generation counters in
+ *		shared memory, the writes a transaction makes (seen from the
+ *		ExecutorStart, ProcessUtility and object access hooks that
+ *		core_hooks.c dispatches here), the transaction callback that bumps
+ *		the counters around its commit, and the registry of callbacks told
+ *		of each relation a commit invalidated.
+ *
+ * The protocol (doc/DESIGN.md, "Invalidation"): each relation maps to a slot
+ * of a fixed array of atomics, indexed by a hash of (database, relation);
+ * a collision only invalidates more. A writer bumps the generation of
+ * every relation it modified, with their partition ancestors and
+ * descendants, once before its commit becomes visible (PRE_COMMIT, also
+ * raising the slot's in-flight count) and once after (COMMIT or ABORT,
+ * lowering it). A leader reads the generations, then the in-flight counts,
+ * then takes its snapshot; it refuses to store if a commit was in flight
+ * and stores only if no generation moved by the time it publishes. Entries
+ * are served only while all their generations are current.
+ *
+ * Writes are seen through ExecutorStart (INSERT, UPDATE, DELETE, MERGE,
+ * from clients, SPI, triggers and foreign-key actions alike), the utility
+ * hook (COPY FROM, REFRESH MATERIALIZED VIEW, TRUNCATE, ALTER TABLE,
+ * COMMIT PREPARED) and the object access hook (any other ALTER or DROP of a
+ * relation, and a child attached to or detached from a parent). A write
+ * to a relation counts for its ancestors too, inheritance parents and
+ * partitioned tables alike, since a read of a parent reads its children.
+ * TRUNCATE, COMMIT PREPARED, a change to a function, type, domain,
+ * operator, collation, text search object, policy or rule, GRANT or
+ * REVOKE on a function and a change of role membership bump a global
+ * generation that every entry depends on: they are rare, and which entries
+ * they affect is not known to this hook. So does every commit of a
+ * logical replication worker: on a subscriber the apply worker writes
+ * tables without the executor's hooks.
+ *
+ * Locking: none. The counters are atomics; readers and writers order their
+ * accesses with full barriers (pg_atomic_fetch_add_* is one).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/namespace.h"
+#include "catalog/objectaccess.h"
+#include "catalog/pg_amop.h"
+#include "catalog/pg_amproc.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_cast.h"
+#include "catalog/pg_collation.h"
+#include "catalog/pg_conversion.h"
+#include "catalog/pg_enum.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_opclass.h"
+#include "catalog/pg_operator.h"
+#include "catalog/pg_opfamily.h"
+#include "catalog/pg_policy.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_rewrite.h"
+#include "catalog/pg_transform.h"
+#include "catalog/pg_ts_config.h"
+#include "catalog/pg_ts_dict.h"
+#include "catalog/pg_ts_parser.h"
+#include "catalog/pg_ts_template.h"
+#include "catalog/pg_type.h"
+#include "common/hashfn.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/bitmapset.h"
+#include "parser/parsetree.h"
+#include "port/atomics.h"
+#include "replication/logicalworker.h"
+#include "storage/lmgr.h"
+#include "storage/shmem.h"
+#include "tcop/utility.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+
+#include "cache/cache.h"
+
+#define SFC_GEN_SLOTS 16384
+
+typedef struct GenSlot
+{
+	pg_atomic_uint64 gen;
+	pg_atomic_uint32 inflight;
+} GenSlot;
+
+typedef struct InvalShared
+{
+	pg_atomic_uint64 global_gen;
+	pg_atomic_uint32 global_inflight;
+	GenSlot		slots[SFC_GEN_SLOTS];
+} InvalShared;
+
+static InvalShared *inval = NULL;
+
+/* What the current transaction wrote; kept in TopMemoryContext. */
+static List *written_relids = NIL;
+static Bitmapset *written_slots = NULL;
+static bool written_global = false;
+static bool bumped_pre_commit = false;
+
+#define MAX_INVALIDATION_CALLBACKS 4
+
+/* Told of each relation a committed transaction wrote. */
+static CacheInvalidationCallback invalidation_callbacks[MAX_INVALIDATION_CALLBACKS];
+static int	n_invalidation_callbacks = 0;
+
+static uint32
+slot_for(Oid relid)
+{
+	return hash_combine(hash_uint32(MyDatabaseId), hash_uint32(relid)) % SFC_GEN_SLOTS;
+}
+
+/* Pure: the generation and in-flight counters. */
+static Size
+inval_shmem_size(void)
+{
+	return MAXALIGN(sizeof(InvalShared));
+}
+
+/* Caller must hold AddinShmemInitLock. */
+static void
+inval_shmem_init(void)
+{
+	bool		found;
+
+	inval = ShmemInitStruct("sfcache generations", sizeof(InvalShared), &found);
+	if (!found)
+	{
+		pg_atomic_init_u64(&inval->global_gen, 1);
+		pg_atomic_init_u32(&inval->global_inflight, 0);
+		for (int i = 0; i < SFC_GEN_SLOTS; i++)
+		{
+			pg_atomic_init_u64(&inval->slots[i].gen, 1);
+			pg_atomic_init_u32(&inval->slots[i].inflight, 0);
+		}
+	}
+}
+
+/* The generations' part of shared memory (no locks: atomics). */
+const SfcShmemPart CacheInvalShmemPart = {
+	NULL, 0, inval_shmem_size, inval_shmem_init
+};
+
+/* From an Init: call callback for each relation a committed transaction wrote. */
+void
+CacheRegisterInvalidationCallback(CacheInvalidationCallback callback)
+{
+	if (n_invalidation_callbacks >= MAX_INVALIDATION_CALLBACKS)
+		elog(ERROR, "too many sfcache invalidation callbacks");
+	invalidation_callbacks[n_invalidation_callbacks++] = callback;
+}
+
+/* ---- reading side ---- */
+
+/*
+ * Read the generations of the given relations, before the caller takes the
+ * snapshot it executes with. Returns false when a commit touching one of
+ * them (or a global one) is in flight: such a result must not be stored.
+ */
+bool
+CacheGenSnapshotTake(List *relids, GenSnapshot *snap)
+{
+	ListCell   *lc;
+	bool		quiet = true;
+
+	snap->nslots = 0;
+	foreach(lc, relids)
+	{
+		uint32		slot = slot_for(lfirst_oid(lc));
+		int			i;
+
+		for (i = 0; i < snap->nslots && snap->slots[i] != slot; i++)
+			;
+		if (i == snap->nslots)
+		{
+			Assert(snap->nslots < SFC_MAX_RELS);
+			snap->slots[snap->nslots++] = slot;
+		}
+	}
+
+	snap->global = pg_atomic_read_u64(&inval->global_gen);
+	for (int i = 0; i < snap->nslots; i++)
+		snap->gens[i] = pg_atomic_read_u64(&inval->slots[snap->slots[i]].gen);
+
+	/* The in-flight counts must be read after the generations. */
+	pg_memory_barrier();
+
+	if (pg_atomic_read_u32(&inval->global_inflight) != 0)
+		quiet = false;
+	for (int i = 0; i < snap->nslots && quiet; i++)
+		if (pg_atomic_read_u32(&inval->slots[snap->slots[i]].inflight) != 0)
+			quiet = false;
+
+	/* ... and before the snapshot the caller takes next. */
+	pg_memory_barrier();
+	return quiet;
+}
+
+/* True if no generation has moved from the values given. */
+bool
+CacheGensAreCurrent(uint64 global, int nslots, const uint32 *slots, const uint64 *gens)
+{
+	pg_memory_barrier();
+	if (pg_atomic_read_u64(&inval->global_gen) != global)
+		return false;
+	for (int i = 0; i < nslots; i++)
+		if (pg_atomic_read_u64(&inval->slots[slots[i]].gen) != gens[i])
+			return false;
+	return true;
+}
+
+/* True if no relation of the snapshot has changed since it was taken. */
+bool
+CacheGenSnapshotIsCurrent(const GenSnapshot *snap)
+{
+	return CacheGensAreCurrent(snap->global, snap->nslots, snap->slots, snap->gens);
+}
+
+/* True if the current transaction has written any of the relations. */
+bool
+CacheTransactionWroteAny(List *relids)
+{
+	ListCell   *lc;
+
+	if (written_global)
+		return true;
+	if (written_relids == NIL)
+		return false;
+	foreach(lc, relids)
+		if (list_member_oid(written_relids, lfirst_oid(lc)))
+			return true;
+	return false;
+}
+
+/* ---- writing side ---- */
+
+/* Every relation the given one inherits from or is a partition of. */
+static List *
+relation_ancestors(Oid relid)
+{
+	List	   *ancestors = NIL;
+	List	   *queue = list_make1_oid(relid);
+	Relation	catalog = table_open(InheritsRelationId, AccessShareLock);
+
+	while (queue != NIL)
+	{
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tup;
+
+		ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber,
+					F_OIDEQ, ObjectIdGetDatum(linitial_oid(queue)));
+		queue = list_delete_first(queue);
+		scan = systable_beginscan(catalog, InheritsRelidSeqnoIndexId, true,
+								  NULL, 1, &key);
+		while (HeapTupleIsValid(tup = systable_getnext(scan)))
+		{
+			Oid			parent = ((Form_pg_inherits) GETSTRUCT(tup))->inhparent;
+
+			if (!list_member_oid(ancestors, parent))
+			{
+				ancestors = lappend_oid(ancestors, parent);
+				queue = lappend_oid(queue, parent);
+			}
+		}
+		systable_endscan(scan);
+	}
+	table_close(catalog, AccessShareLock);
+	return ancestors;
+}
+
+/*
+ * The relation, its ancestors (inheritance parents and partitioned tables
+ * alike: a read of a parent reads its children) and its descendants.
+ */
+static List *
+relations_affected_by_write(Oid relid)
+{
+	List	   *rels = list_make1_oid(relid);
+
+	rels = list_concat(rels, relation_ancestors(relid));
+	if (has_subclass(relid))
+		rels = list_concat_unique_oid(rels, find_all_inheritors(relid, NoLock, NULL));
+	return rels;
+}
+
+/*
+ * Remember that the current transaction writes this relation. Once is
+ * enough: a change to the hierarchy it belongs to is noted by itself
+ * (CacheObjectAccess), with the parent it names.
+ */
+static void
+note_write(Oid relid)
+{
+	MemoryContext oldcxt;
+	List	   *rels;
+	ListCell   *lc;
+
+	if (!OidIsValid(relid) || list_member_oid(written_relids, relid))
+		return;
+	rels = relations_affected_by_write(relid);
+	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+	foreach(lc, rels)
+	{
+		Oid			rel = lfirst_oid(lc);
+
+		if (!list_member_oid(written_relids, rel))
+		{
+			written_relids = lappend_oid(written_relids, rel);
+			written_slots = bms_add_member(written_slots, slot_for(rel));
+		}
+	}
+	MemoryContextSwitchTo(oldcxt);
+	list_free(rels);
+}
+
+static void
+note_write_global(void)
+{
+	written_global = true;
+}
+
+/* Bump now, outside any transaction protocol: for sfcache.invalidate(). */
+void
+CacheInvalidateRelationNow(Oid relid)
+{
+	List	   *rels = relations_affected_by_write(relid);
+	ListCell   *lc;
+
+	foreach(lc, rels)
+		pg_atomic_fetch_add_u64(&inval->slots[slot_for(lfirst_oid(lc))].gen, 1);
+	list_free(rels);
+}
+
+void
+CacheInvalidateAllNow(void)
+{
+	pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+}
+
+/* Before the commit becomes visible: mark in flight and invalidate. */
+static void
+bump_before_commit(void)
+{
+	int			slot = -1;
+
+	while ((slot = bms_next_member(written_slots, slot)) >= 0)
+	{
+		pg_atomic_fetch_add_u32(&inval->slots[slot].inflight, 1);
+		pg_atomic_fetch_add_u64(&inval->slots[slot].gen, 1);
+	}
+	if (written_global)
+	{
+		pg_atomic_fetch_add_u32(&inval->global_inflight, 1);
+		pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+	}
+	bumped_pre_commit = true;
+}
+
+/* After the commit became visible (or the transaction aborted). */
+static void
+bump_after_commit(void)
+{
+	int			slot = -1;
+
+	while ((slot = bms_next_member(written_slots, slot)) >= 0)
+	{
+		pg_atomic_fetch_add_u64(&inval->slots[slot].gen, 1);
+		pg_atomic_fetch_sub_u32(&inval->slots[slot].inflight, 1);
+	}
+	if (written_global)
+	{
+		pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+		pg_atomic_fetch_sub_u32(&inval->global_inflight, 1);
+	}
+}
+
+/* Tell the registered callbacks which relations a commit invalidated. */
+static void
+report_invalidations(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, written_relids)
+		for (int i = 0; i < n_invalidation_callbacks; i++)
+			invalidation_callbacks[i] (lfirst_oid(lc));
+}
+
+static void
+forget_writes(void)
+{
+	list_free(written_relids);
+	written_relids = NIL;
+	bms_free(written_slots);
+	written_slots = NULL;
+	written_global = false;
+	bumped_pre_commit = false;
+}
+
+/* The transaction callback (core_hooks.c): the two bumps around a commit. */
+void
+CacheXactEvent(XactEvent event)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			if (IsLogicalWorker())
+				note_write_global();
+			if (written_slots != NULL || written_global)
+			{
+				bump_before_commit();
+				SfcTestHoldOnAdvisoryLock(sfc_test_hold_commit_lock);
+			}
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PREPARE:
+			if (bumped_pre_commit)
+			{
+				bump_after_commit();
+				if (event == XACT_EVENT_COMMIT)
+					report_invalidations();
+			}
+			forget_writes();
+			break;
+		default:
+			break;
+	}
+}
+
+/* ---- where writes are seen ---- */
+
+/* ExecutorStart (core_hooks.c): note the relations the statement writes. */
+void
+CacheExecutorStart(QueryDesc *queryDesc, int eflags)
+{
+	PlannedStmt *stmt = queryDesc->plannedstmt;
+
+	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY) &&
+		(stmt->commandType != CMD_SELECT || stmt->hasModifyingCTE))
+	{
+		ListCell   *lc;
+
+		foreach(lc, stmt->resultRelations)
+			note_write(rt_fetch(lfirst_int(lc), stmt->rtable)->relid);
+	}
+}
+
+static Oid
+relid_of(RangeVar *rv)
+{
+	return rv ? RangeVarGetRelid(rv, NoLock, true) : InvalidOid;
+}
+
+/* Note the writes a utility statement makes, before it runs. */
+static void
+note_utility_writes(Node *stmt)
+{
+	switch (nodeTag(stmt))
+	{
+		case T_CopyStmt:
+			if (((CopyStmt *) stmt)->is_from)
+				note_write(relid_of(((CopyStmt *) stmt)->relation));
+			break;
+		case T_RefreshMatViewStmt:
+			note_write(relid_of(((RefreshMatViewStmt *) stmt)->relation));
+			break;
+		case T_AlterTableStmt:
+			note_write(relid_of(((AlterTableStmt *) stmt)->relation));
+			/* a composite type's values are in results, not in its relation */
+			if (((AlterTableStmt *) stmt)->objtype == OBJECT_TYPE)
+				note_write_global();
+			break;
+		case T_GrantStmt:
+			{
+				ObjectType	type = ((GrantStmt *) stmt)->objtype;
+
+				/* a hit checks EXECUTE itself; this drops what was computed */
+				if (type == OBJECT_FUNCTION || type == OBJECT_PROCEDURE ||
+					type == OBJECT_ROUTINE)
+					note_write_global();
+			}
+			break;
+		case T_AlterDomainStmt:
+			/* its constraints are added and dropped with no hook on the type */
+			note_write_global();
+			break;
+		case T_GrantRoleStmt:
+		case T_AlterRoleStmt:
+			/* membership and BYPASSRLS change what row security lets through */
+			note_write_global();
+			break;
+		case T_TruncateStmt:
+			{
+				ListCell   *lc;
+
+				/* the global bump covers CASCADE; the tables are counted */
+				foreach(lc, ((TruncateStmt *) stmt)->relations)
+					note_write(relid_of(lfirst_node(RangeVar, lc)));
+				note_write_global();
+			}
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * VACUUM and ANALYZE change no row, but the statistics they leave choose
+ * other plans, and without ORDER BY the plan decides the order of the rows:
+ * results over the tables they processed are dropped. Noted after the
+ * command, in the transaction it leaves open (VACUUM commits its own).
+ */
+static void
+note_statistics_change(VacuumStmt *stmt)
+{
+	ListCell   *lc;
+
+	if (!IsTransactionState())
+		return;
+	if (stmt->rels == NIL)
+		note_write_global();
+	foreach(lc, stmt->rels)
+		note_write(relid_of(lfirst_node(VacuumRelation, lc)->relation));
+}
+
+/*
+ * ProcessUtility (core_hooks.c), before the command: note the writes it
+ * makes. COMMIT PREPARED makes another transaction's writes visible, and
+ * which relations it wrote is not known here: it is a global write in
+ * flight until CacheUtilityWritesEnd(true). Returns whether it was one.
+ */
+bool
+CacheUtilityWritesBegin(Node *stmt)
+{
+	note_utility_writes(stmt);
+	if (!IsA(stmt, TransactionStmt) ||
+		((TransactionStmt *) stmt)->kind != TRANS_STMT_COMMIT_PREPARED)
+		return false;
+	pg_atomic_fetch_add_u32(&inval->global_inflight, 1);
+	pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+	return true;
+}
+
+/* ProcessUtility, after the command, whether it succeeded or failed. */
+void
+CacheUtilityWritesEnd(bool commit_prepared)
+{
+	if (!commit_prepared)
+		return;
+	pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+	pg_atomic_fetch_sub_u32(&inval->global_inflight, 1);
+}
+
+/* ProcessUtility, after the command succeeded. */
+void
+CacheUtilityDone(Node *stmt)
+{
+	if (IsA(stmt, VacuumStmt))
+		note_statistics_change((VacuumStmt *) stmt);
+}
+
+/*
+ * Catalogs whose objects change what a statement computes without the
+ * statement naming them as relations: types and domains (constraints,
+ * enum labels), operators and their families, collations, conversions,
+ * text search objects, transforms, policies and rules. Results do not
+ * record which of these they depend on, so a change to one invalidates
+ * everything, at commit. Creating one changes no existing result (only
+ * statements parsed later can use it), and dropping one drops or blocks
+ * what depends on it, except for the kinds that take effect without being
+ * named: an operator family member, a policy, a rule, a cast.
+ */
+static bool
+changes_results(ObjectAccessType access, Oid classId)
+{
+	switch (classId)
+	{
+		case ProcedureRelationId:
+		case AccessMethodOperatorRelationId:
+		case AccessMethodProcedureRelationId:
+		case PolicyRelationId:
+		case RewriteRelationId:
+		case CastRelationId:
+			return access == OAT_POST_CREATE || access == OAT_POST_ALTER ||
+				access == OAT_DROP;
+		case TypeRelationId:
+		case EnumRelationId:
+		case OperatorRelationId:
+		case OperatorClassRelationId:
+		case OperatorFamilyRelationId:
+		case CollationRelationId:
+		case ConversionRelationId:
+		case TSConfigRelationId:
+		case TSDictionaryRelationId:
+		case TSParserRelationId:
+		case TSTemplateRelationId:
+		case TransformRelationId:
+			return access == OAT_POST_ALTER;
+		default:
+			return false;
+	}
+}
+
+/* The object access hook (core_hooks.c), after the previous one. */
+void
+CacheObjectAccess(ObjectAccessType access, Oid classId, Oid objectId,
+				  int subId, void *arg)
+{
+	if (!IsTransactionState())
+		return;
+	if (classId == RelationRelationId &&
+		(access == OAT_POST_ALTER || access == OAT_DROP))
+		note_write(objectId);
+
+	/*
+	 * A child attached to or detached from a parent (CREATE TABLE ...
+	 * INHERITS or PARTITION OF, ALTER TABLE ... [NO] INHERIT, ATTACH and
+	 * DETACH PARTITION): the parent is named here, since the catalog this
+	 * command changes may not show it yet or any more.
+	 */
+	if (classId == InheritsRelationId && access == OAT_POST_ALTER)
+	{
+		note_write(objectId);
+		if (arg != NULL)
+			note_write(((ObjectAccessPostAlter *) arg)->auxiliary_id);
+	}
+
+	if (changes_results(access, classId))
+		note_write_global();
+}

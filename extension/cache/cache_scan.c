@@ -1,0 +1,349 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_scan.c
+ *		The executor side of the sfcache custom scan. On its first row it
+ *		computes the key (with the bound parameter values), asks
+ *		cache_singleflight.c what to do, and then replays: a hit from the copied
+ *		result, a leader or an uncached run from what it captured while
+ *		running the saved query (cache_run.c).
+ *
+ * The hit path does no planning and starts no executor beyond this node:
+ * one hash of the parameters, one shared lock to copy the result, and one
+ * ExecStoreMinimalTuple per row.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "utils/snapmgr.h"
+#include "utils/tuplestore.h"
+
+#include "cache/cache.h"
+
+typedef struct SfcScanState
+{
+	CustomScanState css;
+	SfcScanPrivate priv;
+	bool		resolved;
+	SfcOutcome	outcome;
+	SfcBypass	bypass;
+	char	   *rows;			/* serialised rows being replayed */
+	Size		rows_len;
+	Size		pos;
+	Tuplestorestate *spill;		/* or rows from a tuplestore */
+	TupleTableSlot *replay_slot;	/* minimal-tuple slot the rows go through */
+} SfcScanState;
+
+static Node *create_scan_state(CustomScan *cscan);
+static void begin_scan(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *exec_scan(CustomScanState *node);
+static void end_scan(CustomScanState *node);
+static void rescan(CustomScanState *node);
+static void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es);
+
+const CustomScanMethods sfc_scan_plan_methods = {
+	.CustomName = "sfcache",
+	.CreateCustomScanState = create_scan_state,
+};
+
+static const CustomExecMethods sfc_scan_exec_methods = {
+	.CustomName = "sfcache",
+	.BeginCustomScan = begin_scan,
+	.ExecCustomScan = exec_scan,
+	.EndCustomScan = end_scan,
+	.ReScanCustomScan = rescan,
+	.ExplainCustomScan = explain_scan,
+};
+
+/* ---- custom_private ---- */
+
+static Const *
+int8_const(int64 value)
+{
+	return makeConst(INT8OID, -1, InvalidOid, sizeof(int64),
+					 Int64GetDatum(value), false, FLOAT8PASSBYVAL);
+}
+
+/* The statement text becomes part of the list: the caller gives its own copy. */
+List *
+SfcScanPrivateToList(const SfcScanPrivate *priv)
+{
+	Const	   *hi = int8_const((int64) priv->key.hi);
+	Const	   *lo = int8_const((int64) priv->key.lo);
+	List	   *key = list_make2(hi, lo);
+	List	   *ints = list_make3_int(priv->ttl_override_s, priv->ttl_default,
+									  priv->cursor_options);
+	String	   *text = makeString(priv->query_string ? (char *) priv->query_string : pstrdup(""));
+
+	return list_make5(priv->query, key, list_make3(priv->relids, priv->inh_roots,
+												  priv->funcids),
+					  ints, text);
+}
+
+void
+SfcScanPrivateFromList(List *list, SfcScanPrivate *priv)
+{
+	List	   *key = lsecond(list);
+	List	   *oids = lthird(list);
+	List	   *ints = lfourth(list);
+
+	priv->query = linitial(list);
+	priv->key.hi = (uint64) DatumGetInt64(((Const *) linitial(key))->constvalue);
+	priv->key.lo = (uint64) DatumGetInt64(((Const *) lsecond(key))->constvalue);
+	priv->relids = linitial(oids);
+	priv->inh_roots = lsecond(oids);
+	priv->funcids = lthird(oids);
+	priv->ttl_override_s = linitial_int(ints);
+	priv->ttl_default = lsecond_int(ints);
+	priv->cursor_options = lthird_int(ints);
+	priv->query_string = strVal(list_nth(list, 4));
+}
+
+/* ---- executor methods ---- */
+
+static Node *
+create_scan_state(CustomScan *cscan)
+{
+	SfcScanState *state = palloc0(sizeof(SfcScanState));
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.methods = &sfc_scan_exec_methods;
+	SfcScanPrivateFromList(cscan->custom_private, &state->priv);
+	return (Node *) state;
+}
+
+/*
+ * The executor gives a custom scan a virtual scan slot; rows are replayed
+ * as minimal tuples, through a slot of that kind with the same descriptor.
+ * The plan's target list matches the descriptor, so no projection runs.
+ */
+static void
+begin_scan(CustomScanState *node, EState *estate, int eflags)
+{
+	SfcScanState *state = (SfcScanState *) node;
+
+	/* as ExecInitExpr would for the plan a hit does not start */
+	CacheCheckFunctionsExecutable(state->priv.funcids);
+	state->replay_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+											node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+											&TTSOpsMinimalTuple);
+}
+
+/* Run the saved query without the cache, with the statement's own snapshot. */
+static void
+run_uncached(SfcScanState *state, SfcBypass why)
+{
+	EState	   *estate = state->css.ss.ps.state;
+	CaptureReceiver *cap = CacheCaptureReceiverCreate(0);
+
+	state->outcome = SFC_RUN_UNCACHED;
+	state->bypass = why;
+	CacheStatsBypass(why, state->priv.query->queryId);
+	CacheRunSavedQuery(&state->priv, estate->es_param_list_info, estate->es_snapshot,
+					   (DestReceiver *) cap);
+	state->spill = cap->spill;
+}
+
+/*
+ * Run the saved query as leader: read the generations of its relations,
+ * then take the snapshot it runs with, then publish what it returned.
+ */
+static void
+run_as_leader(SfcScanState *state, CacheKey key)
+{
+	EState	   *estate = state->css.ss.ps.state;
+	CaptureReceiver *cap = CacheCaptureReceiverCreate((Size) sfc_max_entry_size_kb * 1024);
+	GenSnapshot gens;
+	bool		storable;
+
+	state->outcome = SFC_LEADER;
+	PG_TRY();
+	{
+		storable = CacheGenSnapshotTake(state->priv.relids, &gens);
+		PushActiveSnapshot(GetTransactionSnapshot());
+		SfcTestHoldOnAdvisoryLock(sfc_test_hold_leader_lock);
+		CacheRunSavedQuery(&state->priv, estate->es_param_list_info,
+						   GetActiveSnapshot(), (DestReceiver *) cap);
+		PopActiveSnapshot();
+	}
+	PG_CATCH();
+	{
+		CacheSingleflightAbandon(key, SFC_BYPASS_NONE);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	if (cap->spill != NULL)
+		state->bypass = SFC_BYPASS_TOO_LARGE;
+	else if (!storable)
+		state->bypass = SFC_BYPASS_COMMIT_IN_FLIGHT;
+
+	if (state->bypass != SFC_BYPASS_NONE)
+	{
+		CacheSingleflightAbandon(key, state->bypass);
+		state->spill = cap->spill;
+	}
+	else
+	{
+		CachedResult result = {cap->buf.data, cap->buf.len};
+
+		state->bypass = CacheSingleflightPublish(key, &gens, &result,
+												 CacheStatementTtl(state->priv.ttl_override_s,
+																   state->priv.ttl_default));
+	}
+	if (state->bypass != SFC_BYPASS_NONE)
+		CacheStatsBypass(state->bypass, state->priv.query->queryId);
+	state->rows = cap->buf.data;
+	state->rows_len = cap->buf.len;
+}
+
+/* Decide, on the first row, how this execution gets its rows. */
+static void
+resolve(SfcScanState *state)
+{
+	ParamListInfo params = state->css.ss.ps.state->es_param_list_info;
+	uint64		shape = state->priv.query->queryId;
+	SfcBypass	why = CacheCheckRuntimeBypass(state->priv.relids);
+	CacheKey	key;
+	CachedResult result;
+
+	state->resolved = true;
+	if (why == SFC_BYPASS_NONE)
+		why = CacheCheckHierarchies(state->priv.inh_roots);
+	if (why == SFC_BYPASS_NONE && params != NULL && params->paramFetch != NULL)
+		why = SFC_BYPASS_NOT_SELECT;
+	if (why != SFC_BYPASS_NONE)
+	{
+		run_uncached(state, why);
+		return;
+	}
+
+	if (state->priv.key.hi == 0 && state->priv.key.lo == 0)
+		state->priv.key = CacheKeyForStatement(state->priv.query, state->priv.query_string,
+											   (int) strlen(state->priv.query_string));
+	key = CacheKeyWithParams(state->priv.key, params);
+	state->outcome = CacheSingleflightBegin(key, shape, &result, &why);
+	switch (state->outcome)
+	{
+		case SFC_HIT:
+		case SFC_FOLLOWER_HIT:
+			state->rows = result.data;
+			state->rows_len = result.len;
+			break;
+		case SFC_LEADER:
+			/* a key that hits was led first: counting leaders counts keys */
+			CacheStatsKeySeen(shape, key);
+			run_as_leader(state, key);
+			break;
+		case SFC_RUN_UNCACHED:
+			run_uncached(state, why);
+			break;
+	}
+}
+
+static TupleTableSlot *
+next_row(ScanState *ss)
+{
+	SfcScanState *state = (SfcScanState *) ss;
+	TupleTableSlot *slot = state->replay_slot;
+	MinimalTuple mt;
+
+	if (!state->resolved)
+		resolve(state);
+
+	if (state->spill != NULL)
+	{
+		if (!tuplestore_gettupleslot(state->spill, true, false, slot))
+			return ExecClearTuple(slot);
+		return slot;
+	}
+	if (state->pos >= state->rows_len)
+		return ExecClearTuple(slot);
+	mt = (MinimalTuple) (state->rows + state->pos);
+	state->pos += MAXALIGN(mt->t_len);
+	return ExecStoreMinimalTuple(mt, slot, false);
+}
+
+static bool
+recheck_row(ScanState *ss, TupleTableSlot *slot)
+{
+	return true;
+}
+
+static TupleTableSlot *
+exec_scan(CustomScanState *node)
+{
+	return ExecScan(&node->ss, next_row, recheck_row);
+}
+
+static void
+end_scan(CustomScanState *node)
+{
+	SfcScanState *state = (SfcScanState *) node;
+
+	if (state->spill != NULL)
+		tuplestore_end(state->spill);
+}
+
+static void
+rescan(CustomScanState *node)
+{
+	SfcScanState *state = (SfcScanState *) node;
+
+	state->pos = 0;
+	if (state->spill != NULL)
+		tuplestore_rescan(state->spill);
+}
+
+static const char *
+outcome_name(SfcScanState *state)
+{
+	switch (state->outcome)
+	{
+		case SFC_HIT:
+			return "hit";
+		case SFC_FOLLOWER_HIT:
+			return "follower";
+		case SFC_LEADER:
+			return state->bypass == SFC_BYPASS_NONE ? "leader" : "leader, not stored";
+		case SFC_RUN_UNCACHED:
+			return "bypass";
+	}
+	return "unknown";
+}
+
+static void
+explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	SfcScanState *state = (SfcScanState *) node;
+
+	if (!state->resolved)
+		ExplainPropertyText("Cache", "not executed", es);
+	else
+	{
+		ExplainPropertyText("Cache", outcome_name(state), es);
+		if (state->bypass != SFC_BYPASS_NONE)
+			ExplainPropertyText("Cache Bypass", CacheBypassReasonName(state->bypass), es);
+	}
+	ExplainPropertyInteger("Cache TTL", "s",
+						   CacheStatementTtl(state->priv.ttl_override_s, state->priv.ttl_default), es);
+	if (es->verbose)
+	{
+		char		key[33];
+
+		snprintf(key, sizeof(key), "%016llx%016llx",
+				 (unsigned long long) state->priv.key.hi,
+				 (unsigned long long) state->priv.key.lo);
+		ExplainPropertyText("Cache Key", key, es);
+	}
+}
+
+void
+CacheScanInit(void)
+{
+	RegisterCustomScanMethods(&sfc_scan_plan_methods);
+}

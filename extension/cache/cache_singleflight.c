@@ -1,0 +1,407 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_singleflight.c
+ *		The state machine of a cache key, so that identical concurrent
+ *		misses run once: one function per transition.
+ *
+ *	  (absent) --lead--> computing --publish--> ready --(stale, evicted)--> (absent)
+ *	                         |
+ *	                         +--abandon(retry)--> (absent): one follower leads
+ *	                         +--abandon(run alone)--> (absent): followers run
+ *	                                                   by themselves
+ *
+ * A backend that finds a computing entry follows it: it registers as a
+ * waiter and sleeps on the entry's condition variable, interruptibly and
+ * for at most sfcache.wait_timeout, then reads the leader's result. If the
+ * leader errors, is cancelled or exits (before_shmem_exit), the entry is
+ * abandoned for retry and the first follower to take the partition lock
+ * becomes the new leader; the others find it computing and keep waiting.
+ * A result that cannot be stored (too large, no memory, a write committed
+ * meanwhile) releases the followers to run by themselves.
+ *
+ * In coalesce mode a published entry is transient: the last follower to
+ * read it removes it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/ipc.h"
+#include "utils/timestamp.h"
+
+#include "cache/cache.h"
+
+/* The entry this backend leads, if any, for clean-up on error or exit. */
+static CacheEntry *leading = NULL;
+static CacheKey leading_key;
+
+typedef enum FollowResult
+{
+	FOLLOW_SERVED,				/* read the leader's result */
+	FOLLOW_RETRY,				/* look the key up again (maybe lead) */
+	FOLLOW_RUN_ALONE,			/* run without the cache */
+	FOLLOW_WAITING				/* still computing */
+} FollowResult;
+
+static bool
+keys_equal(CacheKey a, CacheKey b)
+{
+	return a.hi == b.hi && a.lo == b.lo;
+}
+
+/* Transition ready -> served: copy a current entry's result. */
+static bool
+serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
+			CacheEntry **computing)
+{
+	LWLock	   *lock = CacheStorePartitionLock(hashcode);
+	CacheEntry *e;
+	SfcCounter	why_not;
+	bool		served = false;
+
+	*computing = NULL;
+	LWLockAcquire(lock, LW_SHARED);
+	e = CacheStoreLookup(key, hashcode);
+	if (e != NULL && e->state == ENTRY_COMPUTING)
+		*computing = e;
+	else if (e != NULL && CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
+	{
+		CacheStoreCopyResult(e, result);
+		pg_atomic_write_u32(&e->referenced, 1);
+		served = true;
+	}
+	LWLockRelease(lock);
+	return served;
+}
+
+typedef enum LeadResult
+{
+	LEAD_OK,					/* this backend is the leader */
+	LEAD_TAKEN,					/* another backend registered the key first */
+	LEAD_NO_SLOT				/* every entry is computing: no room */
+} LeadResult;
+
+static void abandon_on_exit(int code, Datum arg);
+
+/* Transition absent (or stale) -> computing, with this backend as leader. */
+static LeadResult
+lead(CacheKey key, uint32 hashcode, uint64 shape)
+{
+	static bool exit_callback_registered = false;
+	LWLock	   *lock = CacheStorePartitionLock(hashcode);
+	CacheEntry *fresh = CacheStoreAllocate();
+	CacheEntry *e;
+	SfcCounter	why_not;
+	LeadResult	result = LEAD_TAKEN;
+
+	if (fresh == NULL)
+		return LEAD_NO_SLOT;
+	if (!exit_callback_registered)
+	{
+		before_shmem_exit(abandon_on_exit, (Datum) 0);
+		exit_callback_registered = true;
+	}
+
+	LWLockAcquire(lock, LW_EXCLUSIVE);
+	e = CacheStoreLookup(key, hashcode);
+	if (e != NULL && e->state == ENTRY_READY &&
+		!CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
+	{
+		/* followers still registered on it will find the slot changed */
+		CacheStatsCount(why_not, e->shape);
+		e->last_key = e->key;
+		e->last_ending = ENDING_RETRY;
+		CacheStoreRemove(e);
+		e = NULL;
+	}
+	if (e == NULL)
+		result = CacheStoreInsert(fresh, key, hashcode) ? LEAD_OK : LEAD_NO_SLOT;
+	if (result == LEAD_OK)
+	{
+		fresh->shape = shape;
+		leading = fresh;
+		leading_key = key;
+	}
+	LWLockRelease(lock);
+
+	if (result != LEAD_OK)
+		CacheStoreReleaseUnused(fresh);
+	return result;
+}
+
+/* Transition computing -> computing with one more waiter. */
+static bool
+register_follower(CacheEntry *e, CacheKey key)
+{
+	LWLock	   *lock = CacheStorePartitionLock(CacheStoreHashKey(key));
+	bool		registered = false;
+
+	LWLockAcquire(lock, LW_EXCLUSIVE);
+	if (e->state == ENTRY_COMPUTING && keys_equal(e->key, key))
+	{
+		e->waiters++;
+		registered = true;
+	}
+	LWLockRelease(lock);
+	return registered;
+}
+
+/*
+ * A follower looks at the entry it waits on. Caller must hold the partition
+ * lock of the follower's key (not of whatever key the slot holds now: while
+ * the slot holds that key, that lock protects it, and it is the lock under
+ * which the slot's last_key was written when that key was removed). The
+ * registration is dropped unless the entry is still computing.
+ */
+static FollowResult
+follower_check(CacheEntry *e, CacheKey key, CachedResult *result, SfcBypass *why)
+{
+	SfcCounter	why_not;
+
+	if (!keys_equal(e->key, key) || e->state == ENTRY_FREE)
+	{
+		/* abandoned; the slot tells how, unless it was reused since */
+		if (keys_equal(e->last_key, key) && e->last_ending == ENDING_RUN_ALONE)
+		{
+			*why = e->last_reason;
+			return FOLLOW_RUN_ALONE;
+		}
+		return FOLLOW_RETRY;
+	}
+	if (e->state == ENTRY_COMPUTING)
+		return FOLLOW_WAITING;
+
+	e->waiters--;
+	if (!CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
+		return FOLLOW_RETRY;
+	CacheStoreCopyResult(e, result);
+	if (e->transient && e->waiters == 0)
+	{
+		e->last_key = e->key;
+		e->last_ending = ENDING_RETRY;
+		CacheStoreRemove(e);
+	}
+	return FOLLOW_SERVED;
+}
+
+/* Drop a registration when giving up on waiting (timeout or error). */
+static void
+unregister_follower(CacheEntry *e, CacheKey key)
+{
+	LWLock	   *lock = CacheStorePartitionLock(CacheStoreHashKey(key));
+
+	LWLockAcquire(lock, LW_EXCLUSIVE);
+	if (keys_equal(e->key, key) && e->state != ENTRY_FREE && e->waiters > 0)
+		e->waiters--;
+	LWLockRelease(lock);
+}
+
+static long
+ms_left(TimestampTz start)
+{
+	return sfc_wait_timeout_ms -
+		(long) ((GetCurrentTimestamp() - start) / 1000);
+}
+
+/* Sleep on the entry until its leader ends, the key changes, or time runs out. */
+static FollowResult
+wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
+				CachedResult *result, SfcBypass *why)
+{
+	FollowResult r = FOLLOW_WAITING;
+
+	if (!register_follower(e, key))
+		return FOLLOW_RETRY;
+
+	PG_TRY();
+	{
+		SfcTestHoldOnAdvisoryLock(sfc_test_hold_follower_lock);
+		ConditionVariablePrepareToSleep(&e->cv);
+		for (;;)
+		{
+			LWLock	   *lock = CacheStorePartitionLock(CacheStoreHashKey(key));
+			long		left;
+
+			LWLockAcquire(lock, LW_EXCLUSIVE);
+			r = follower_check(e, key, result, why);
+			LWLockRelease(lock);
+			if (r != FOLLOW_WAITING)
+				break;
+			if ((left = ms_left(start)) <= 0)
+				break;
+			(void) ConditionVariableTimedSleep(&e->cv, left, PG_WAIT_EXTENSION);
+		}
+	}
+	PG_CATCH();
+	{
+		ConditionVariableCancelSleep();
+		unregister_follower(e, key);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	ConditionVariableCancelSleep();
+
+	if (r == FOLLOW_WAITING)
+	{
+		unregister_follower(e, key);
+		*why = SFC_BYPASS_WAIT_TIMEOUT;
+		CacheStatsCount(SFC_STAT_WAIT_TIMEOUTS, e->shape);
+		r = FOLLOW_RUN_ALONE;
+	}
+	return r;
+}
+
+/*
+ * Look a key up. On SFC_HIT and SFC_FOLLOWER_HIT, *result holds the rows;
+ * on SFC_LEADER the caller must end with CacheSingleflightPublish() or
+ * CacheSingleflightAbandon(); on SFC_RUN_UNCACHED, *why says why.
+ */
+SfcOutcome
+CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result, SfcBypass *why)
+{
+	uint32		hashcode = CacheStoreHashKey(key);
+	TimestampTz start = 0;
+	bool		waited = false;
+
+	for (;;)
+	{
+		CacheEntry *computing;
+
+		if (serve_ready(key, hashcode, result, &computing))
+		{
+			CacheStatsCount(SFC_STAT_HITS, shape);
+			return SFC_HIT;
+		}
+		CHECK_FOR_INTERRUPTS();
+		if (computing == NULL)
+		{
+			switch (lead(key, hashcode, shape))
+			{
+				case LEAD_OK:
+					CacheStatsCount(SFC_STAT_MISSES, shape);
+					if (waited)
+						CacheStatsCount(SFC_STAT_HANDOFFS, shape);
+					return SFC_LEADER;
+				case LEAD_NO_SLOT:
+					*why = SFC_BYPASS_NO_MEMORY;
+					return SFC_RUN_UNCACHED;
+				case LEAD_TAKEN:
+					continue;
+			}
+		}
+
+		if (sfc_wait_timeout_ms <= 0)
+		{
+			*why = SFC_BYPASS_WAIT_TIMEOUT;
+			return SFC_RUN_UNCACHED;
+		}
+		if (!waited)
+		{
+			waited = true;
+			start = GetCurrentTimestamp();
+			CacheStatsCount(SFC_STAT_COALESCED, shape);
+		}
+		switch (wait_for_leader(computing, key, start, result, why))
+		{
+			case FOLLOW_SERVED:
+				CacheStatsCount(SFC_STAT_HITS, shape);
+				return SFC_FOLLOWER_HIT;
+			case FOLLOW_RUN_ALONE:
+				return SFC_RUN_UNCACHED;
+			case FOLLOW_RETRY:
+			case FOLLOW_WAITING:
+				break;
+		}
+	}
+}
+
+/*
+ * Transition computing -> ready: the leader stores its result, unless a
+ * relation it read changed meanwhile or there is no room, in which case
+ * the followers are released to run by themselves. Returns why it was not
+ * stored, or SFC_BYPASS_NONE.
+ */
+SfcBypass
+CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
+						 const CachedResult *result, int ttl_s)
+{
+	LWLock	   *lock;
+	dsa_pointer dp;
+	Size		size;
+
+	Assert(leading != NULL && keys_equal(leading_key, key));
+	dp = CacheStoreWriteResult(gens, result, &size);
+	if (!DsaPointerIsValid(dp))
+	{
+		CacheSingleflightAbandon(key, SFC_BYPASS_NO_MEMORY);
+		return SFC_BYPASS_NO_MEMORY;
+	}
+
+	lock = CacheStorePartitionLock(leading->hashcode);
+	LWLockAcquire(lock, LW_EXCLUSIVE);
+	if (!CacheGenSnapshotIsCurrent(gens) ||
+		(sfc_cache_mode == SFC_CACHE_COALESCE && leading->waiters == 0))
+	{
+		/* stale already, or nobody to hand it to in coalesce mode */
+		SfcBypass	why = CacheGenSnapshotIsCurrent(gens) ? SFC_BYPASS_NONE : SFC_BYPASS_COMMIT_IN_FLIGHT;
+
+		LWLockRelease(lock);
+		CacheStoreFreeResult(dp);
+		CacheSingleflightAbandon(key, why);
+		return why;
+	}
+	CacheStoreAttachResult(leading, dp, size);
+	leading->state = ENTRY_READY;
+	leading->transient = (sfc_cache_mode == SFC_CACHE_COALESCE);
+	leading->leader_pid = 0;
+	leading->expires_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													  (int64) ttl_s * 1000);
+	ConditionVariableBroadcast(&leading->cv);
+	CacheStatsStored(leading->shape, size);
+	leading = NULL;
+	LWLockRelease(lock);
+	return SFC_BYPASS_NONE;
+}
+
+/*
+ * Transition computing -> absent. With SFC_BYPASS_NONE the leader failed
+ * and a follower takes over; with a reason, followers run by themselves.
+ */
+void
+CacheSingleflightAbandon(CacheKey key, SfcBypass why)
+{
+	CacheEntry *e = leading;
+	LWLock	   *lock;
+
+	if (e == NULL || !keys_equal(leading_key, key))
+		return;
+	leading = NULL;
+
+	lock = CacheStorePartitionLock(e->hashcode);
+	LWLockAcquire(lock, LW_EXCLUSIVE);
+	if (keys_equal(e->key, key) && e->state == ENTRY_COMPUTING &&
+		e->leader_pid == MyProcPid)
+	{
+		e->last_key = key;
+		e->last_ending = (why == SFC_BYPASS_NONE) ? ENDING_RETRY : ENDING_RUN_ALONE;
+		e->last_reason = why;
+		CacheStoreRemove(e);
+	}
+	LWLockRelease(lock);
+}
+
+/* A leader that exits (FATAL, pg_terminate_backend) hands its key over. */
+static void
+abandon_on_exit(int code, Datum arg)
+{
+	if (leading != NULL)
+		CacheSingleflightAbandon(leading_key, SFC_BYPASS_NONE);
+}
+
+void
+CacheFlushAll(void)
+{
+	CacheStoreFlush();
+}

@@ -1,0 +1,465 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_stats.c
+ *		The result cache's counters: global ones (sfcache.stats), bypasses
+ *		by reason, and per statement shape (sfcache.statements), with the
+ *		SQL functions that read and reset them.
+ *
+ * Note about locking: global counters are atomics. Shapes live in a
+ * partitioned shared hash table keyed by (database, role, query id); a
+ * partition's LWLock is taken shared to find a shape and exclusive to add
+ * or remove one, and each shape's counters are protected by its spinlock.
+ * When the table is full, new shapes are not tracked (counted in
+ * "untracked" on the global row) rather than evicting old ones.
+ *
+ * Distinct keys per shape are estimated with a 64-register HyperLogLog
+ * kept in the shape itself (lib/hyperloglog.h lives in local memory only).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/htup_details.h"
+#include "catalog/pg_authid.h"
+#include "common/hashfn.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "mb/pg_wchar.h"
+#include "miscadmin.h"
+#include "port/pg_bitutils.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+#include "utils/acl.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/timestamp.h"
+
+#include "cache/cache.h"
+
+#define SHAPE_PARTITIONS 16
+#define SHAPE_TEXT_LEN 256
+#define HLL_REGISTERS 64
+
+typedef struct ShapeKey
+{
+	Oid			dbid;
+	Oid			userid;
+	uint64		queryid;
+} ShapeKey;
+
+typedef struct Shape
+{
+	ShapeKey	key;
+	slock_t		mutex;
+	uint64		counters[SFC_NUM_COUNTERS];
+	uint64		bypasses;
+	uint64		bytes_stored;
+	SfcBypass	last_bypass;
+	uint8		hll[HLL_REGISTERS];
+	char		text[SHAPE_TEXT_LEN];
+} Shape;
+
+typedef struct StatsShared
+{
+	LWLockPadded *locks;
+	pg_atomic_uint64 counters[SFC_NUM_COUNTERS];
+	pg_atomic_uint64 bypasses[SFC_NUM_BYPASS];
+	pg_atomic_uint64 untracked;
+	pg_atomic_uint32 resets;	/* bumped by sfcache.reset() */
+	TimestampTz reset_at;
+} StatsShared;
+
+static StatsShared *stats = NULL;
+static HTAB *shapes = NULL;
+
+/* Shapes this backend knows are registered, valid while resets is unchanged. */
+static HTAB *known_shapes = NULL;
+static uint32 known_shapes_resets = 0;
+
+static const char *const bypass_names[SFC_NUM_BYPASS] = {
+	[SFC_BYPASS_NONE] = "none",
+	[SFC_BYPASS_DISABLED] = "disabled",
+	[SFC_BYPASS_OPT_OUT] = "opt-out comment",
+	[SFC_BYPASS_NOT_SELECT] = "not a plain SELECT",
+	[SFC_BYPASS_ROW_LOCK] = "row lock",
+	[SFC_BYPASS_NOT_IMMUTABLE] = "volatile or stable function",
+	[SFC_BYPASS_RELATION_KIND] = "relation kind",
+	[SFC_BYPASS_TEMP_RELATION] = "temporary relation",
+	[SFC_BYPASS_EXCLUDED] = "excluded relation",
+	[SFC_BYPASS_ISOLATION] = "isolation level",
+	[SFC_BYPASS_OWN_WRITE] = "own write",
+	[SFC_BYPASS_STANDBY] = "standby",
+	[SFC_BYPASS_TOO_LARGE] = "too large",
+	[SFC_BYPASS_COMMIT_IN_FLIGHT] = "commit in flight",
+	[SFC_BYPASS_NO_MEMORY] = "no memory",
+	[SFC_BYPASS_TOO_MANY_RELATIONS] = "too many relations",
+	[SFC_BYPASS_WAIT_TIMEOUT] = "wait timeout",
+	[SFC_BYPASS_RECORD_RESULT] = "anonymous record result",
+	[SFC_BYPASS_FOREIGN_RELATION] = "foreign relation",
+};
+
+const char *
+CacheBypassReasonName(SfcBypass why)
+{
+	return bypass_names[why];
+}
+
+/* Pure: the counters and the per-statement hash table. */
+static Size
+stats_shmem_size(void)
+{
+	return add_size(MAXALIGN(sizeof(StatsShared)),
+					hash_estimate_size(sfc_max_statements, sizeof(Shape)));
+}
+
+static uint32
+shape_hash(const void *key, Size keysize)
+{
+	const ShapeKey *k = key;
+
+	return hash_combine(hash_combine(k->dbid, k->userid), (uint32) (k->queryid ^ (k->queryid >> 32)));
+}
+
+/* Caller must hold AddinShmemInitLock. */
+static void
+stats_shmem_init(void)
+{
+	HASHCTL		info;
+	bool		found;
+
+	stats = ShmemInitStruct("sfcache stats", sizeof(StatsShared), &found);
+	if (!found)
+	{
+		stats->locks = GetNamedLWLockTranche("sfcache statements");
+		for (int i = 0; i < SFC_NUM_COUNTERS; i++)
+			pg_atomic_init_u64(&stats->counters[i], 0);
+		for (int i = 0; i < SFC_NUM_BYPASS; i++)
+			pg_atomic_init_u64(&stats->bypasses[i], 0);
+		pg_atomic_init_u64(&stats->untracked, 0);
+		pg_atomic_init_u32(&stats->resets, 0);
+		stats->reset_at = GetCurrentTimestamp();
+	}
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(ShapeKey);
+	info.entrysize = sizeof(Shape);
+	info.hash = shape_hash;
+	info.num_partitions = SHAPE_PARTITIONS;
+	shapes = ShmemInitHash("sfcache statements", sfc_max_statements, sfc_max_statements,
+						   &info, HASH_ELEM | HASH_FUNCTION | HASH_PARTITION | HASH_FIXED_SIZE);
+}
+
+/* The statistics' part of shared memory, with one lock per partition. */
+const SfcShmemPart CacheStatsShmemPart = {
+	"sfcache statements", SHAPE_PARTITIONS, stats_shmem_size, stats_shmem_init
+};
+
+static ShapeKey
+shape_key(uint64 queryid)
+{
+	ShapeKey	key;
+
+	memset(&key, 0, sizeof(key));
+	key.dbid = MyDatabaseId;
+	key.userid = GetUserId();
+	key.queryid = queryid;
+	return key;
+}
+
+static LWLock *
+shape_lock(uint32 hashcode)
+{
+	return &stats->locks[hashcode % SHAPE_PARTITIONS].lock;
+}
+
+/*
+ * Run fn on the shape of queryid for the current database and role, under
+ * its spinlock. Shapes are created by CacheStatsRegisterShape only.
+ */
+#define WITH_SHAPE(queryid, s, body) \
+	do { \
+		ShapeKey	key_ = shape_key(queryid); \
+		uint32		hash_ = shape_hash(&key_, sizeof(key_)); \
+		LWLock	   *lock_ = shape_lock(hash_); \
+		Shape	   *s; \
+		LWLockAcquire(lock_, LW_SHARED); \
+		s = hash_search_with_hash_value(shapes, &key_, hash_, HASH_FIND, NULL); \
+		if (s != NULL) \
+		{ \
+			SpinLockAcquire(&s->mutex); \
+			body; \
+			SpinLockRelease(&s->mutex); \
+		} \
+		LWLockRelease(lock_); \
+	} while (0)
+
+/*
+ * Has this backend already registered the shape since the last reset? Saves
+ * a shared lock on every statement the cache plans.
+ */
+static bool
+shape_known_locally(const ShapeKey *key)
+{
+	uint32		resets = pg_atomic_read_u32(&stats->resets);
+	bool		found;
+
+	if (known_shapes == NULL || resets != known_shapes_resets)
+	{
+		HASHCTL		info;
+
+		if (known_shapes != NULL)
+			hash_destroy(known_shapes);
+		info.keysize = sizeof(ShapeKey);
+		info.entrysize = sizeof(ShapeKey);
+		info.hcxt = TopMemoryContext;
+		known_shapes = hash_create("sfcache known shapes", 256, &info,
+								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		known_shapes_resets = resets;
+	}
+	(void) hash_search(known_shapes, key, HASH_ENTER, &found);
+	return found;
+}
+
+/* Make sure the statement shape is tracked, keeping a prefix of its text. */
+void
+CacheStatsRegisterShape(uint64 queryid, const char *text, int len)
+{
+	ShapeKey	key = shape_key(queryid);
+	uint32		hash = shape_hash(&key, sizeof(key));
+	LWLock	   *lock = shape_lock(hash);
+	Shape	   *s;
+	bool		found;
+
+	if (queryid == 0 || shape_known_locally(&key))
+		return;
+	LWLockAcquire(lock, LW_SHARED);
+	s = hash_search_with_hash_value(shapes, &key, hash, HASH_FIND, NULL);
+	LWLockRelease(lock);
+	if (s != NULL)
+		return;
+
+	LWLockAcquire(lock, LW_EXCLUSIVE);
+	s = hash_search_with_hash_value(shapes, &key, hash, HASH_ENTER_NULL, &found);
+	if (s == NULL)
+		pg_atomic_fetch_add_u64(&stats->untracked, 1);
+	else if (!found)
+	{
+		memset((char *) s + sizeof(ShapeKey), 0, sizeof(Shape) - sizeof(ShapeKey));
+		SpinLockInit(&s->mutex);
+		if (text != NULL)
+		{
+			len = pg_mbcliplen(text, Min(len, SHAPE_TEXT_LEN - 1), SHAPE_TEXT_LEN - 1);
+			memcpy(s->text, text, len);
+			s->text[len] = '\0';
+		}
+	}
+	LWLockRelease(lock);
+}
+
+void
+CacheStatsCount(SfcCounter counter, uint64 shape)
+{
+	pg_atomic_fetch_add_u64(&stats->counters[counter], 1);
+	if (shape != 0)
+		WITH_SHAPE(shape, s, s->counters[counter]++);
+}
+
+void
+CacheStatsBypass(SfcBypass why, uint64 shape)
+{
+	pg_atomic_fetch_add_u64(&stats->bypasses[why], 1);
+	if (shape != 0)
+		WITH_SHAPE(shape, s, (s->bypasses++, s->last_bypass = why));
+}
+
+void
+CacheStatsStored(uint64 shape, Size bytes)
+{
+	pg_atomic_fetch_add_u64(&stats->counters[SFC_STAT_STORES], 1);
+	if (shape != 0)
+		WITH_SHAPE(shape, s, (s->counters[SFC_STAT_STORES]++, s->bytes_stored += bytes));
+}
+
+/* Feed a key into its shape's HyperLogLog of distinct keys. */
+void
+CacheStatsKeySeen(uint64 shape, CacheKey key)
+{
+	int			reg = key.lo % HLL_REGISTERS;
+	uint8		rank = (key.hi == 0) ? 65 : pg_rightmost_one_pos64(key.hi) + 1;
+
+	if (shape != 0)
+		WITH_SHAPE(shape, s, s->hll[reg] = Max(s->hll[reg], rank));
+}
+
+static double
+hll_estimate(const uint8 *reg)
+{
+	double		sum = 0;
+	int			zeros = 0;
+	double		m = HLL_REGISTERS;
+	double		estimate;
+
+	for (int i = 0; i < HLL_REGISTERS; i++)
+	{
+		sum += ldexp(1.0, -reg[i]);
+		zeros += (reg[i] == 0);
+	}
+	estimate = 0.709 * m * m / sum;
+	if (estimate <= 2.5 * m && zeros > 0)
+		estimate = m * log(m / zeros);	/* small-range correction */
+	return estimate;
+}
+
+/* ---- SQL functions ---- */
+
+SFC_FUNCTION_INFO_V1(sfcache_bypass_counts_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_statements_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_reset_0_1);
+
+/* The global counters, for sfcache.stats (cache_sql.c). */
+void
+CacheStatsTotals(CacheStatsTotal *out)
+{
+	for (int i = 0; i < SFC_NUM_COUNTERS; i++)
+		out->counters[i] = pg_atomic_read_u64(&stats->counters[i]);
+	out->bypasses = 0;
+	for (int i = 1; i < SFC_NUM_BYPASS; i++)
+		out->bypasses += pg_atomic_read_u64(&stats->bypasses[i]);
+	out->untracked = pg_atomic_read_u64(&stats->untracked);
+	out->reset_at = stats->reset_at;
+}
+
+Datum
+sfcache_bypass_counts_0_1(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 1; i < SFC_NUM_BYPASS; i++)
+	{
+		Datum		values[2];
+		bool		nulls[2] = {0};
+
+		values[0] = CStringGetTextDatum(bypass_names[i]);
+		values[1] = Int64GetDatum(pg_atomic_read_u64(&stats->bypasses[i]));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* One row of sfcache.statements; the shape is a stable copy. */
+static void
+put_shape_row(ReturnSetInfo *rsinfo, const Shape *s)
+{
+	Datum		values[12];
+	bool		nulls[12] = {0};
+	int			n = 0;
+
+	values[n++] = ObjectIdGetDatum(s->key.dbid);
+	values[n++] = ObjectIdGetDatum(s->key.userid);
+	values[n++] = Int64GetDatum((int64) s->key.queryid);
+	values[n++] = CStringGetTextDatum(s->text);
+	values[n++] = Int64GetDatum(s->counters[SFC_STAT_HITS] +
+								s->counters[SFC_STAT_MISSES] + s->bypasses);
+	values[n++] = Int64GetDatum(s->counters[SFC_STAT_HITS]);
+	values[n++] = Int64GetDatum(s->counters[SFC_STAT_COALESCED]);
+	values[n++] = Int64GetDatum(s->counters[SFC_STAT_MISSES]);
+	values[n++] = Int64GetDatum(s->counters[SFC_STAT_STORES]);
+	values[n++] = Int64GetDatum(s->bypasses);
+	if (s->bypasses == 0)
+		nulls[n++] = true;
+	else
+		values[n++] = CStringGetTextDatum(bypass_names[s->last_bypass]);
+	values[n++] = Int64GetDatum(s->bytes_stored);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+Datum
+sfcache_statements_0_1(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	bool		all_roles = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+	HASH_SEQ_STATUS seq;
+	Shape	   *s;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int i = 0; i < SHAPE_PARTITIONS; i++)
+		LWLockAcquire(&stats->locks[i].lock, LW_SHARED);
+	hash_seq_init(&seq, shapes);
+	while ((s = hash_seq_search(&seq)) != NULL)
+	{
+		Shape		copy;
+
+		if (!all_roles && s->key.userid != GetUserId())
+			continue;
+		SpinLockAcquire(&s->mutex);
+		copy = *s;
+		SpinLockRelease(&s->mutex);
+		put_shape_row(rsinfo, &copy);
+	}
+	for (int i = 0; i < SHAPE_PARTITIONS; i++)
+		LWLockRelease(&stats->locks[i].lock);
+	return (Datum) 0;
+}
+
+/* The distinct keys column is computed here to keep put_shape_row short. */
+SFC_FUNCTION_INFO_V1(sfcache_statement_keys_0_1);
+
+Datum
+sfcache_statement_keys_0_1(PG_FUNCTION_ARGS)
+{
+	ShapeKey	key;
+	uint32		hash;
+	LWLock	   *lock;
+	Shape	   *s;
+	double		estimate = 0;
+
+	memset(&key, 0, sizeof(key));
+	key.dbid = PG_GETARG_OID(0);
+	key.userid = PG_GETARG_OID(1);
+	key.queryid = (uint64) PG_GETARG_INT64(2);
+	if (key.userid != GetUserId() &&
+		!has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS))
+		PG_RETURN_NULL();
+	hash = shape_hash(&key, sizeof(key));
+	lock = shape_lock(hash);
+	LWLockAcquire(lock, LW_SHARED);
+	s = hash_search_with_hash_value(shapes, &key, hash, HASH_FIND, NULL);
+	if (s != NULL)
+	{
+		uint8		reg[HLL_REGISTERS];
+
+		SpinLockAcquire(&s->mutex);
+		memcpy(reg, s->hll, sizeof(reg));
+		SpinLockRelease(&s->mutex);
+		estimate = hll_estimate(reg);
+	}
+	LWLockRelease(lock);
+	if (s == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_INT64((int64) rint(estimate));
+}
+
+Datum
+sfcache_reset_0_1(PG_FUNCTION_ARGS)
+{
+	HASH_SEQ_STATUS seq;
+	Shape	   *s;
+
+	for (int i = 0; i < SHAPE_PARTITIONS; i++)
+		LWLockAcquire(&stats->locks[i].lock, LW_EXCLUSIVE);
+	hash_seq_init(&seq, shapes);
+	while ((s = hash_seq_search(&seq)) != NULL)
+		hash_search(shapes, &s->key, HASH_REMOVE, NULL);
+	for (int i = 0; i < SFC_NUM_COUNTERS; i++)
+		pg_atomic_write_u64(&stats->counters[i], 0);
+	for (int i = 0; i < SFC_NUM_BYPASS; i++)
+		pg_atomic_write_u64(&stats->bypasses[i], 0);
+	pg_atomic_write_u64(&stats->untracked, 0);
+	pg_atomic_fetch_add_u32(&stats->resets, 1);
+	stats->reset_at = GetCurrentTimestamp();
+	for (int i = 0; i < SHAPE_PARTITIONS; i++)
+		LWLockRelease(&stats->locks[i].lock);
+	PG_RETURN_VOID();
+}

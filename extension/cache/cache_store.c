@@ -1,0 +1,461 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_store.c
+ *		The shared store of cached results: a fixed array of entries, a
+ *		partitioned shared hash table from key to entry, a DSA area created
+ *		in place for the result bytes, and CLOCK eviction.
+ *
+ * Note about locking: the hash table is split into SFC_PARTITIONS
+ * partitions, each with its own LWLock; an entry's fields are protected by
+ * the lock of its key's partition. Lookups take it shared, changes of
+ * state exclusive. No code path waits for a second partition lock while
+ * holding one: eviction only ever tries them conditionally, and results
+ * are allocated before the entry's lock is taken. The free list is
+ * protected by a spinlock. Each entry's condition variable belongs to the
+ * slot, not to a key, so followers may sleep on it without a lock and
+ * re-check their key when woken.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
+#include "storage/spin.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "cache/cache.h"
+
+#define SFC_PARTITIONS 32		/* a power of two */
+#define SFC_EVICT_ROUNDS 2		/* sweeps of the clock before giving up */
+
+/* The generations a result depends on, stored in front of its tuples. */
+typedef struct ResultHeader
+{
+	int32		nslots;
+	uint64		global;
+	Size		tuples_len;
+	/* uint64 gens[nslots], uint32 slots[nslots], then MAXALIGNed tuples */
+} ResultHeader;
+
+typedef struct KeyMapEntry
+{
+	CacheKey	key;
+	int32		slot;
+} KeyMapEntry;
+
+typedef struct StoreShared
+{
+	LWLockPadded *locks;
+	int			dsa_tranche;
+	slock_t		freelist_mutex;
+	int32		freelist_head;
+	pg_atomic_uint32 clock_hand;
+	pg_atomic_uint64 bytes_used;
+	pg_atomic_uint64 entries_used;
+} StoreShared;
+
+static StoreShared *store = NULL;
+static CacheEntry *entries = NULL;
+static HTAB *keymap = NULL;
+static void *dsa_place = NULL;
+static dsa_area *area = NULL;
+
+static Size
+dsa_place_size(void)
+{
+	return MAXALIGN(Max((Size) sfc_memory_mb * 1024 * 1024, dsa_minimum_size()));
+}
+
+static uint32
+keymap_hash(const void *key, Size keysize)
+{
+	return (uint32) ((const CacheKey *) key)->lo;
+}
+
+/* Pure: the space of the store, the entries and the results' DSA area. */
+static Size
+store_shmem_size(void)
+{
+	Size		size = MAXALIGN(sizeof(StoreShared));
+
+	size = add_size(size, mul_size(sfc_max_entries, sizeof(CacheEntry)));
+	size = add_size(size, hash_estimate_size(sfc_max_entries, sizeof(KeyMapEntry)));
+	size = add_size(size, dsa_place_size());
+	return size;
+}
+
+static void
+init_entries(void)
+{
+	for (int i = 0; i < sfc_max_entries; i++)
+	{
+		CacheEntry *e = &entries[i];
+
+		memset(e, 0, sizeof(CacheEntry));
+		e->state = ENTRY_FREE;
+		e->data = InvalidDsaPointer;
+		e->next_free = (i + 1 < sfc_max_entries) ? i + 1 : -1;
+		pg_atomic_init_u32(&e->referenced, 0);
+		ConditionVariableInit(&e->cv);
+	}
+}
+
+/* Caller must hold AddinShmemInitLock. */
+static void
+store_shmem_init(void)
+{
+	HASHCTL		info;
+	bool		found;
+
+	store = ShmemInitStruct("sfcache store", sizeof(StoreShared), &found);
+	entries = ShmemInitStruct("sfcache entries",
+							  mul_size(sfc_max_entries, sizeof(CacheEntry)), &found);
+	dsa_place = ShmemInitStruct("sfcache results", dsa_place_size(), &found);
+	if (!found)
+	{
+		dsa_area   *dsa;
+
+		store->locks = GetNamedLWLockTranche("sfcache");
+		store->dsa_tranche = LWLockNewTrancheId();
+		SpinLockInit(&store->freelist_mutex);
+		store->freelist_head = 0;
+		pg_atomic_init_u32(&store->clock_hand, 0);
+		pg_atomic_init_u64(&store->bytes_used, 0);
+		pg_atomic_init_u64(&store->entries_used, 0);
+		init_entries();
+
+		/* The whole budget lives in place: no DSM segment is ever created. */
+		dsa = dsa_create_in_place(dsa_place, dsa_place_size(), store->dsa_tranche, NULL);
+		dsa_set_size_limit(dsa, dsa_place_size());
+		dsa_pin(dsa);
+		dsa_detach(dsa);
+	}
+
+	memset(&info, 0, sizeof(info));
+	info.keysize = sizeof(CacheKey);
+	info.entrysize = sizeof(KeyMapEntry);
+	info.hash = keymap_hash;
+	info.num_partitions = SFC_PARTITIONS;
+	keymap = ShmemInitHash("sfcache keys", sfc_max_entries, sfc_max_entries, &info,
+						   HASH_ELEM | HASH_FUNCTION | HASH_PARTITION | HASH_FIXED_SIZE);
+}
+
+/* The store's part of shared memory, with one lock per partition. */
+const SfcShmemPart CacheStoreShmemPart = {
+	"sfcache", SFC_PARTITIONS, store_shmem_size, store_shmem_init
+};
+
+static dsa_area *
+store_area(void)
+{
+	if (area == NULL)
+	{
+		MemoryContext oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+
+		LWLockRegisterTranche(store->dsa_tranche, "sfcache results");
+		area = dsa_attach_in_place(dsa_place, NULL);
+		dsa_pin_mapping(area);
+		on_shmem_exit(dsa_on_shmem_exit_release_in_place, PointerGetDatum(dsa_place));
+		MemoryContextSwitchTo(oldcxt);
+	}
+	return area;
+}
+
+uint32
+CacheStoreHashKey(CacheKey key)
+{
+	return keymap_hash(&key, sizeof(key));
+}
+
+LWLock *
+CacheStorePartitionLock(uint32 hashcode)
+{
+	return &store->locks[hashcode % SFC_PARTITIONS].lock;
+}
+
+/* Caller must hold the key's partition lock. */
+CacheEntry *
+CacheStoreLookup(CacheKey key, uint32 hashcode)
+{
+	KeyMapEntry *m = hash_search_with_hash_value(keymap, &key, hashcode,
+												 HASH_FIND, NULL);
+
+	return m ? &entries[m->slot] : NULL;
+}
+
+/* ---- free list and eviction ---- */
+
+static CacheEntry *
+freelist_pop(void)
+{
+	CacheEntry *e = NULL;
+
+	SpinLockAcquire(&store->freelist_mutex);
+	if (store->freelist_head >= 0)
+	{
+		e = &entries[store->freelist_head];
+		store->freelist_head = e->next_free;
+	}
+	SpinLockRelease(&store->freelist_mutex);
+	return e;
+}
+
+static void
+freelist_push(CacheEntry *e)
+{
+	SpinLockAcquire(&store->freelist_mutex);
+	e->next_free = store->freelist_head;
+	store->freelist_head = e - entries;
+	SpinLockRelease(&store->freelist_mutex);
+}
+
+/* Caller must hold the entry's partition lock exclusively. */
+void
+CacheStoreRemove(CacheEntry *entry)
+{
+	hash_search_with_hash_value(keymap, &entry->key, entry->hashcode,
+								HASH_REMOVE, NULL);
+	if (DsaPointerIsValid(entry->data))
+	{
+		dsa_free(store_area(), entry->data);
+		pg_atomic_fetch_sub_u64(&store->bytes_used, entry->size);
+	}
+	entry->data = InvalidDsaPointer;
+	entry->size = 0;
+	entry->state = ENTRY_FREE;
+	entry->waiters = 0;
+	pg_atomic_fetch_sub_u64(&store->entries_used, 1);
+	ConditionVariableBroadcast(&entry->cv);
+	freelist_push(entry);
+}
+
+/*
+ * Whether a ready entry may be evicted now: never while followers are
+ * reading it; at once when it is stale; otherwise on the second pass of
+ * the clock hand (its reference bit is cleared on the first).
+ */
+static bool
+evictable(CacheEntry *e, TimestampTz now)
+{
+	SfcCounter	why;
+
+	if (e->state != ENTRY_READY || e->waiters > 0)
+		return false;
+	if (!CacheStoreEntryIsCurrent(e, now, &why))
+		return true;
+	return pg_atomic_exchange_u32(&e->referenced, 0) == 0;
+}
+
+/* Evict one entry; never waits for a lock. Returns false if none could go. */
+static bool
+evict_one(void)
+{
+	TimestampTz now = GetCurrentTimestamp();
+
+	for (int step = 0; step < SFC_EVICT_ROUNDS * sfc_max_entries; step++)
+	{
+		uint32		i = pg_atomic_fetch_add_u32(&store->clock_hand, 1) % sfc_max_entries;
+		CacheEntry *e = &entries[i];
+		uint32		hashcode = e->hashcode;
+		LWLock	   *lock = CacheStorePartitionLock(hashcode);
+
+		if (e->state != ENTRY_READY)
+			continue;
+		if (!LWLockConditionalAcquire(lock, LW_EXCLUSIVE))
+			continue;
+		/* the slot may have changed hands before we got the lock */
+		if (e->hashcode % SFC_PARTITIONS == hashcode % SFC_PARTITIONS &&
+			evictable(e, now))
+		{
+			uint64		shape = e->shape;
+
+			e->last_key = e->key;
+			e->last_ending = ENDING_RETRY;
+			CacheStoreRemove(e);
+			LWLockRelease(lock);
+			CacheStatsCount(SFC_STAT_EVICTIONS, shape);
+			return true;
+		}
+		LWLockRelease(lock);
+	}
+	return false;
+}
+
+/* A free entry, evicting one if needed; NULL if none can be had. */
+CacheEntry *
+CacheStoreAllocate(void)
+{
+	CacheEntry *e;
+
+	while ((e = freelist_pop()) == NULL)
+		if (!evict_one())
+			return NULL;
+	return e;
+}
+
+void
+CacheStoreReleaseUnused(CacheEntry *entry)
+{
+	freelist_push(entry);
+}
+
+/* Caller must hold the key's partition lock exclusively. */
+bool
+CacheStoreInsert(CacheEntry *entry, CacheKey key, uint32 hashcode)
+{
+	KeyMapEntry *m;
+	bool		found;
+
+	m = hash_search_with_hash_value(keymap, &key, hashcode, HASH_ENTER_NULL, &found);
+	if (m == NULL)
+		return false;
+	Assert(!found);
+	m->slot = entry - entries;
+	entry->key = key;
+	entry->hashcode = hashcode;
+	entry->state = ENTRY_COMPUTING;
+	entry->transient = false;
+	entry->leader_pid = MyProcPid;
+	entry->waiters = 0;
+	entry->data = InvalidDsaPointer;
+	entry->size = 0;
+	pg_atomic_write_u32(&entry->referenced, 1);
+	pg_atomic_fetch_add_u64(&store->entries_used, 1);
+	return true;
+}
+
+/* ---- results ---- */
+
+static uint64 *
+header_gens(ResultHeader *h)
+{
+	return (uint64 *) ((char *) h + MAXALIGN(sizeof(ResultHeader)));
+}
+
+static uint32 *
+header_slots(ResultHeader *h)
+{
+	return (uint32 *) (header_gens(h) + h->nslots);
+}
+
+static char *
+header_tuples(ResultHeader *h)
+{
+	return (char *) h + MAXALIGN(MAXALIGN(sizeof(ResultHeader)) +
+								 h->nslots * (sizeof(uint64) + sizeof(uint32)));
+}
+
+/*
+ * Copy a result and the generations it depends on into shared memory,
+ * evicting other entries to make room. No lock may be held: eviction takes
+ * partition locks. Returns InvalidDsaPointer when there is no room.
+ */
+dsa_pointer
+CacheStoreWriteResult(const GenSnapshot *gens, const CachedResult *result, Size *size)
+{
+	dsa_area   *a = store_area();
+	dsa_pointer dp;
+	ResultHeader *h;
+
+	*size = MAXALIGN(MAXALIGN(sizeof(ResultHeader)) +
+					 gens->nslots * (sizeof(uint64) + sizeof(uint32))) + result->len;
+	while ((dp = dsa_allocate_extended(a, *size, DSA_ALLOC_NO_OOM)) == InvalidDsaPointer)
+		if (!evict_one())
+			return InvalidDsaPointer;
+
+	h = dsa_get_address(a, dp);
+	h->nslots = gens->nslots;
+	h->global = gens->global;
+	h->tuples_len = result->len;
+	memcpy(header_gens(h), gens->gens, gens->nslots * sizeof(uint64));
+	memcpy(header_slots(h), gens->slots, gens->nslots * sizeof(uint32));
+	memcpy(header_tuples(h), result->data, result->len);
+	return dp;
+}
+
+void
+CacheStoreFreeResult(dsa_pointer dp)
+{
+	dsa_free(store_area(), dp);
+}
+
+/* Caller must hold the entry's partition lock exclusively. */
+void
+CacheStoreAttachResult(CacheEntry *entry, dsa_pointer dp, Size size)
+{
+	entry->data = dp;
+	entry->size = size;
+	pg_atomic_fetch_add_u64(&store->bytes_used, size);
+}
+
+/*
+ * May a ready entry be served? Not once its TTL has passed, nor once a
+ * relation it read has changed. Caller must hold the entry's partition lock.
+ */
+bool
+CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now, SfcCounter *why_not)
+{
+	ResultHeader *h;
+
+	Assert(entry->state == ENTRY_READY);
+	if (now >= entry->expires_at)
+	{
+		*why_not = SFC_STAT_EXPIRATIONS;
+		return false;
+	}
+	h = dsa_get_address(store_area(), entry->data);
+	if (!CacheGensAreCurrent(h->global, h->nslots, header_slots(h), header_gens(h)))
+	{
+		*why_not = SFC_STAT_INVALIDATIONS;
+		return false;
+	}
+	return true;
+}
+
+/* Copy a ready entry's tuples into local memory. Caller holds its lock. */
+void
+CacheStoreCopyResult(CacheEntry *entry, CachedResult *out)
+{
+	ResultHeader *h = dsa_get_address(store_area(), entry->data);
+
+	out->len = h->tuples_len;
+	out->data = palloc(Max(out->len, 1));
+	memcpy(out->data, header_tuples(h), out->len);
+}
+
+/* Drop every ready entry (computing ones finish and are then stale). */
+void
+CacheStoreFlush(void)
+{
+	CacheInvalidateAllNow();
+	for (int i = 0; i < sfc_max_entries; i++)
+	{
+		CacheEntry *e = &entries[i];
+		uint32		hashcode = e->hashcode;
+		LWLock	   *lock;
+
+		if (e->state != ENTRY_READY)
+			continue;
+		lock = CacheStorePartitionLock(hashcode);
+		LWLockAcquire(lock, LW_EXCLUSIVE);
+		if (e->hashcode % SFC_PARTITIONS == hashcode % SFC_PARTITIONS &&
+			e->state == ENTRY_READY && e->waiters == 0)
+		{
+			e->last_key = e->key;
+			e->last_ending = ENDING_RETRY;
+			CacheStoreRemove(e);
+		}
+		LWLockRelease(lock);
+	}
+}
+
+void
+CacheStoreUsage(uint64 *bytes, uint64 *nentries)
+{
+	*bytes = pg_atomic_read_u64(&store->bytes_used);
+	*nentries = pg_atomic_read_u64(&store->entries_used);
+}

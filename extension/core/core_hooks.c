@@ -1,0 +1,379 @@
+/*-------------------------------------------------------------------------
+ *
+ * core_hooks.c
+ *		Owns every hook point sfcache uses. Each hook is installed once,
+ *		here, and is a dispatcher that calls the subsystems in the order
+ *		written below, then the hook installed before ours or PostgreSQL's
+ *		own function (as Citus' shared_library_init.c does). No other file
+ *		sets a hook variable or registers a transaction callback.
+ *
+ * The order, outermost first (a subsystem listed first sees the event
+ * first, and sees its end last):
+ *
+ *	shmem_request, shmem_startup: the previous hook, then core_shmem.c's
+ *		registry (the parts in the order they were registered).
+ *	planner: cache (a client's cacheable SELECT becomes a cache plan);
+ *		otherwise the previous planner.
+ *	ExplainOneQuery: cache notes the start, the previous hook (or
+ *		explain.c's default) plans and shows the plan, cache appends its
+ *		"sfcache: bypass" line.
+ *	get_relation_info: the previous hook, then whatif adds the
+ *		hypothetical indexes it offers.
+ *	explain_get_index_name: whatif names its hypothetical indexes;
+ *		otherwise the previous hook.
+ *	ExecutorStart: advice (sampling asks for row counts before the plan
+ *		starts), cache (notes the relations the statement writes), then the
+ *		executor.
+ *	ExecutorRun, ExecutorFinish: core (nesting level + 1 around them).
+ *	ExecutorEnd: advice (records the sampled plan, counts writes), then the
+ *		executor.
+ *	ProcessUtility: whatif (a plain EXPLAIN shows the session's
+ *		hypothetical indexes), core (nesting level + 1 unless EXPLAIN or
+ *		EXECUTE), cache (the text of the prepared statement a client's
+ *		EXECUTE runs; the writes the command makes, COMMIT PREPARED
+ *		bracketed as a global write in flight), then the command; after it
+ *		succeeded, cache (VACUUM and ANALYZE drop results over their tables)
+ *		and advice (counts COPY FROM and TRUNCATE).
+ *	object_access: the previous hook, then cache (ALTER and DROP of
+ *		relations, hierarchy changes, code and types that change results).
+ *	transaction callback: advice (forgets sampled statements), then cache
+ *		(bumps generations around the commit; at commit, the cache's
+ *		invalidation callbacks, which the advice registered, run).
+ *
+ * Subsystems that register with PostgreSQL's own registries (relcache and
+ * syscache callbacks, custom scan methods, before_shmem_exit) do so in
+ * their Init: those are lists, not chained hooks, and need no order.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/objectaccess.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "executor/instrument.h"
+#include "miscadmin.h"
+#include "optimizer/plancat.h"
+#include "optimizer/planner.h"
+#include "storage/ipc.h"
+#include "tcop/tcopprot.h"
+#include "tcop/utility.h"
+
+#include "core/core.h"
+#include "advice/advice.h"
+#include "cache/cache.h"
+#include "whatif/whatif.h"
+
+static shmem_request_hook_type prev_shmem_request = NULL;
+static shmem_startup_hook_type prev_shmem_startup = NULL;
+static planner_hook_type prev_planner = NULL;
+static ExplainOneQuery_hook_type prev_ExplainOneQuery = NULL;
+static get_relation_info_hook_type prev_get_relation_info = NULL;
+static explain_get_index_name_hook_type prev_explain_get_index_name = NULL;
+static ExecutorStart_hook_type prev_ExecutorStart = NULL;
+static ExecutorRun_hook_type prev_ExecutorRun = NULL;
+static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
+static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
+static ProcessUtility_hook_type prev_ProcessUtility = NULL;
+static object_access_hook_type prev_object_access = NULL;
+
+/* ---- shared memory ---- */
+
+static void
+sfc_shmem_request(void)
+{
+	if (prev_shmem_request)
+		prev_shmem_request();
+	SfcShmemRequest();
+}
+
+static void
+sfc_shmem_startup(void)
+{
+	if (prev_shmem_startup)
+		prev_shmem_startup();
+	SfcShmemStartup();
+}
+
+/* ---- planning and EXPLAIN ---- */
+
+static PlannedStmt *
+sfc_planner(Query *parse, const char *query_string, int cursorOptions,
+			ParamListInfo boundParams)
+{
+	PlannedStmt *plan = CachePlanStatement(parse, query_string, cursorOptions);
+
+	if (plan != NULL)
+		return plan;
+	if (prev_planner)
+		return prev_planner(parse, query_string, cursorOptions, boundParams);
+	return standard_planner(parse, query_string, cursorOptions, boundParams);
+}
+
+/* What explain.c's ExplainOneQuery does when no hook is set. */
+static void
+explain_one_query(Query *query, int cursorOptions, IntoClause *into,
+				  ExplainState *es, const char *queryString,
+				  ParamListInfo params, QueryEnvironment *queryEnv)
+{
+	PlannedStmt *plan;
+	instr_time	planstart,
+				planduration;
+	BufferUsage bufusage_start,
+				bufusage;
+
+	if (es->buffers)
+		bufusage_start = pgBufferUsage;
+	INSTR_TIME_SET_CURRENT(planstart);
+	plan = pg_plan_query(query, queryString, cursorOptions, params);
+	INSTR_TIME_SET_CURRENT(planduration);
+	INSTR_TIME_SUBTRACT(planduration, planstart);
+	if (es->buffers)
+	{
+		memset(&bufusage, 0, sizeof(BufferUsage));
+		BufferUsageAccumDiff(&bufusage, &pgBufferUsage, &bufusage_start);
+	}
+	ExplainOnePlan(plan, into, es, queryString, params, queryEnv,
+				   &planduration, (es->buffers ? &bufusage : NULL));
+}
+
+static void
+sfc_ExplainOneQuery(Query *query, int cursorOptions, IntoClause *into,
+					ExplainState *es, const char *queryString,
+					ParamListInfo params, QueryEnvironment *queryEnv)
+{
+	CacheExplainBegin();
+	if (prev_ExplainOneQuery)
+		prev_ExplainOneQuery(query, cursorOptions, into, es, queryString,
+							 params, queryEnv);
+	else
+		explain_one_query(query, cursorOptions, into, es, queryString,
+						  params, queryEnv);
+	CacheExplainEnd(es);
+}
+
+static void
+sfc_get_relation_info(PlannerInfo *root, Oid relid, bool inhparent,
+					  RelOptInfo *rel)
+{
+	if (prev_get_relation_info)
+		prev_get_relation_info(root, relid, inhparent, rel);
+	WhatifGetRelationInfo(root, relid, inhparent, rel);
+}
+
+static const char *
+sfc_explain_get_index_name(Oid indexid)
+{
+	const char *name = WhatifExplainIndexName(indexid);
+
+	if (name != NULL)
+		return name;
+	if (prev_explain_get_index_name)
+		return prev_explain_get_index_name(indexid);
+	return NULL;
+}
+
+/* ---- executor ---- */
+
+static void
+sfc_ExecutorStart(QueryDesc *queryDesc, int eflags)
+{
+	AdviceExecutorStart(queryDesc, eflags);
+	CacheExecutorStart(queryDesc, eflags);
+	if (prev_ExecutorStart)
+		prev_ExecutorStart(queryDesc, eflags);
+	else
+		standard_ExecutorStart(queryDesc, eflags);
+}
+
+static void
+sfc_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
+				bool execute_once)
+{
+	sfc_nesting_level++;
+	PG_TRY();
+	{
+		if (prev_ExecutorRun)
+			prev_ExecutorRun(queryDesc, direction, count, execute_once);
+		else
+			standard_ExecutorRun(queryDesc, direction, count, execute_once);
+	}
+	PG_FINALLY();
+	{
+		sfc_nesting_level--;
+	}
+	PG_END_TRY();
+}
+
+static void
+sfc_ExecutorFinish(QueryDesc *queryDesc)
+{
+	sfc_nesting_level++;
+	PG_TRY();
+	{
+		if (prev_ExecutorFinish)
+			prev_ExecutorFinish(queryDesc);
+		else
+			standard_ExecutorFinish(queryDesc);
+	}
+	PG_FINALLY();
+	{
+		sfc_nesting_level--;
+	}
+	PG_END_TRY();
+}
+
+static void
+sfc_ExecutorEnd(QueryDesc *queryDesc)
+{
+	AdviceExecutorEnd(queryDesc);
+	if (prev_ExecutorEnd)
+		prev_ExecutorEnd(queryDesc);
+	else
+		standard_ExecutorEnd(queryDesc);
+}
+
+/* ---- utility statements ---- */
+
+/* The arguments of one ProcessUtility call. */
+typedef struct UtilityCall
+{
+	PlannedStmt *pstmt;
+	const char *queryString;
+	bool		readOnlyTree;
+	ProcessUtilityContext context;
+	ParamListInfo params;
+	QueryEnvironment *queryEnv;
+	DestReceiver *dest;
+	QueryCompletion *qc;
+} UtilityCall;
+
+/* The previous ProcessUtility hook, or PostgreSQL's own. */
+static void
+run_utility(const UtilityCall *c)
+{
+	if (prev_ProcessUtility)
+		prev_ProcessUtility(c->pstmt, c->queryString, c->readOnlyTree,
+							c->context, c->params, c->queryEnv, c->dest, c->qc);
+	else
+		standard_ProcessUtility(c->pstmt, c->queryString, c->readOnlyTree,
+								c->context, c->params, c->queryEnv, c->dest,
+								c->qc);
+}
+
+/* What the subsystems did before a command, to undo after it. */
+typedef struct UtilityUndo
+{
+	int			nesting_level;	/* core: the level to restore */
+	bool		whatif_explain; /* whatif: a plain EXPLAIN was entered */
+	bool		cache_entered;	/* cache: the EXECUTE text was set... */
+	const char *execute_text;	/* ... over this one */
+	bool		commit_prepared;	/* cache: a COMMIT PREPARED in flight */
+} UtilityUndo;
+
+/* Undo, innermost first, whether the command succeeded or failed. */
+static void
+utility_undo(const UtilityUndo *u)
+{
+	CacheUtilityWritesEnd(u->commit_prepared);
+	if (u->cache_entered)
+		CacheUtilityEnd(u->execute_text);
+	sfc_nesting_level = u->nesting_level;
+	WhatifUtilityEnd(u->whatif_explain);
+}
+
+/*
+ * The subsystems around the command. Each one's "before" runs inside the
+ * PG_TRY, so that an error in a later one still undoes what the earlier
+ * ones did (u is in memory, not in registers, across the longjmp).
+ */
+static void
+run_utility_wrapped(const UtilityCall *c)
+{
+	Node	   *stmt = c->pstmt->utilityStmt;
+	UtilityUndo u = {sfc_nesting_level, false, false, NULL, false};
+	volatile UtilityUndo *vu = &u;
+
+	PG_TRY();
+	{
+		vu->whatif_explain = WhatifUtilityBegin(stmt);
+		if (SfcUtilityNests(stmt))
+			sfc_nesting_level++;
+		vu->execute_text = CacheUtilityBegin(stmt, c->context);
+		vu->cache_entered = true;
+		vu->commit_prepared = CacheUtilityWritesBegin(stmt);
+		run_utility(c);
+	}
+	PG_CATCH();
+	{
+		utility_undo(&u);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	utility_undo(&u);
+}
+
+/* The "after" steps run only when the command succeeded. */
+static void
+sfc_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
+				   bool readOnlyTree, ProcessUtilityContext context,
+				   ParamListInfo params, QueryEnvironment *queryEnv,
+				   DestReceiver *dest, QueryCompletion *qc)
+{
+	UtilityCall call = {pstmt, queryString, readOnlyTree, context, params,
+	queryEnv, dest, qc};
+
+	run_utility_wrapped(&call);
+	CacheUtilityDone(pstmt->utilityStmt);
+	AdviceUtilityDone(pstmt->utilityStmt);
+}
+
+/* ---- catalog changes and transactions ---- */
+
+static void
+sfc_object_access(ObjectAccessType access, Oid classId, Oid objectId,
+				  int subId, void *arg)
+{
+	if (prev_object_access)
+		prev_object_access(access, classId, objectId, subId, arg);
+	CacheObjectAccess(access, classId, objectId, subId, arg);
+}
+
+static void
+sfc_xact_callback(XactEvent event, void *arg)
+{
+	AdviceXactEvent(event);
+	CacheXactEvent(event);
+}
+
+/* Install every hook; from _PG_init, after the subsystems' Init. */
+void
+SfcHooksInit(void)
+{
+	prev_shmem_request = shmem_request_hook;
+	shmem_request_hook = sfc_shmem_request;
+	prev_shmem_startup = shmem_startup_hook;
+	shmem_startup_hook = sfc_shmem_startup;
+	prev_planner = planner_hook;
+	planner_hook = sfc_planner;
+	prev_ExplainOneQuery = ExplainOneQuery_hook;
+	ExplainOneQuery_hook = sfc_ExplainOneQuery;
+	prev_get_relation_info = get_relation_info_hook;
+	get_relation_info_hook = sfc_get_relation_info;
+	prev_explain_get_index_name = explain_get_index_name_hook;
+	explain_get_index_name_hook = sfc_explain_get_index_name;
+	prev_ExecutorStart = ExecutorStart_hook;
+	ExecutorStart_hook = sfc_ExecutorStart;
+	prev_ExecutorRun = ExecutorRun_hook;
+	ExecutorRun_hook = sfc_ExecutorRun;
+	prev_ExecutorFinish = ExecutorFinish_hook;
+	ExecutorFinish_hook = sfc_ExecutorFinish;
+	prev_ExecutorEnd = ExecutorEnd_hook;
+	ExecutorEnd_hook = sfc_ExecutorEnd;
+	prev_ProcessUtility = ProcessUtility_hook;
+	ProcessUtility_hook = sfc_ProcessUtility;
+	prev_object_access = object_access_hook;
+	object_access_hook = sfc_object_access;
+	RegisterXactCallback(sfc_xact_callback, NULL);
+}

@@ -1,0 +1,83 @@
+/*-------------------------------------------------------------------------
+ *
+ * whatif.h
+ *		The interface of extension/whatif, the hypothetical indexes: the
+ *		entry points core_hooks.c calls, what the index advice uses, and
+ *		what the files whatif*.c share. It depends on core only.
+ *
+ * A hypothetical index lives in backend-local memory only.  It is added to
+ * a relation's index list by get_relation_info_hook while sfcache plans a
+ * statement for sfcache.whatif() or for the index advice, and while a plain
+ * EXPLAIN (without ANALYZE) runs in a session that created some with
+ * sfcache.hypothetical_index().  It is never seen by a statement that is
+ * executed.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SFCACHE_WHATIF_H
+#define SFCACHE_WHATIF_H
+
+#include "nodes/pathnodes.h"
+#include "nodes/plannodes.h"
+
+#include "core/core.h"
+
+/* One hypothetical index, as parsed from its CREATE INDEX statement. */
+typedef struct WhatifIndex
+{
+	Oid			oid;			/* an OID no relation uses */
+	char		name[NAMEDATALEN];
+	Oid			relid;			/* the table */
+	Oid			amoid;			/* btree or gin */
+	int			ncolumns;
+	int			indexkeys[INDEX_MAX_KEYS];	/* attnum, or 0 for expression */
+	Oid			collations[INDEX_MAX_KEYS];
+	Oid			opfamily[INDEX_MAX_KEYS];
+	Oid			opcintype[INDEX_MAX_KEYS];
+	bool		reverse_sort[INDEX_MAX_KEYS];
+	bool		nulls_first[INDEX_MAX_KEYS];
+	List	   *indexprs;		/* expressions, Vars with varno 1 */
+	List	   *indpred;		/* implicit-AND predicate, varno 1 */
+	bool		unique;
+	/* the last size estimate, made when it was last given to the planner */
+	BlockNumber pages;
+	double		tuples;
+	int			tree_height;
+} WhatifIndex;
+
+/* whatif_ddl.c */
+extern WhatifIndex *WhatifParseIndexDdl(const char *ddl);
+
+/* whatif_size.c */
+extern void WhatifEstimateSize(WhatifIndex *windex, PlannerInfo *root,
+							   RelOptInfo *rel);
+extern void WhatifEstimateSizeFromCatalog(WhatifIndex *windex);
+extern int64 WhatifSizeBytes(const WhatifIndex *windex);
+
+/* whatif.c: the hooks' entry points (core_hooks.c) */
+extern void WhatifGetRelationInfo(PlannerInfo *root, Oid relid, bool inhparent,
+								  RelOptInfo *rel);
+extern const char *WhatifExplainIndexName(Oid indexid);
+extern bool WhatifUtilityBegin(Node *stmt);
+extern void WhatifUtilityEnd(bool plain_explain);
+
+/* whatif.c */
+extern PlannedStmt *WhatifPlan(Query *query, const char *sql, List *indexes);
+extern void WhatifAddSessionIndex(WhatifIndex *windex);
+extern List *WhatifSessionIndexes(void);
+extern void WhatifResetSession(void);
+
+/* whatif_plan.c */
+typedef void (*WhatifPlanVisitor) (Plan *plan, Plan **ancestors, int depth,
+								   void *arg);
+extern Query *WhatifAnalyzeSelect(const char *sql);
+extern void WhatifWalkPlan(PlannedStmt *stmt, WhatifPlanVisitor visit,
+						   void *arg);
+extern List *WhatifUsedIndexes(PlannedStmt *stmt, List *indexes);
+extern void WhatifCheckSelectPrivileges(Query *query);
+extern void WhatifCheckIndexPrivileges(const WhatifIndex *windex);
+extern void WhatifUseSearchPath(const char *search_path, int *nestlevel);
+extern void WhatifErrorPositionPush(ErrorContextCallback *cb, const char *text);
+extern void WhatifErrorPositionPop(ErrorContextCallback *cb);
+
+#endif							/* SFCACHE_WHATIF_H */
