@@ -44,6 +44,8 @@ def fmt_entry(e):
         s = "%s: /* check, %s%s */ %s" % (head, e["mode"], ", ordered" if e.get("ordered") else "", e["sql"])
         if e.get("params"):
             s += "   -- params %r" % (e["params"],)
+        if e.get("prepared_as"):
+            s += "   -- PREPAREd as: %s" % e["prepared_as"]
         return s
     s = "%s: %s" % (head, e["sql"])
     if e.get("copy"):

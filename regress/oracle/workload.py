@@ -241,7 +241,7 @@ class Workload:
             args = ", ".join("'%s'" % v for v in params)
             return [E(c, "exec", "PREPARE %s AS %s" % (name, sql)),
                     E(c, "exec", "PREPARE %s_off AS %s" % (name, sql)),
-                    E(c, "check", "%s(%s)" % (name, args), mode="sqlprep", **kw)]
+                    E(c, "check", "%s(%s)" % (name, args), mode="sqlprep", prepared_as=sql, **kw)]
         sql = q
         for i in range(len(params)):
             sql = sql.replace("{P%d}" % i, "%s")
