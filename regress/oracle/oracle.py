@@ -44,6 +44,8 @@ def fmt_entry(e):
         s = "%s: /* check, %s%s */ %s" % (head, e["mode"], ", ordered" if e.get("ordered") else "", e["sql"])
         if e.get("params"):
             s += "   -- params %r" % (e["params"],)
+        if e.get("prepared_as"):
+            s += "   -- PREPAREd as: %s" % e["prepared_as"]
         return s
     s = "%s: %s" % (head, e["sql"])
     if e.get("copy"):
@@ -157,6 +159,11 @@ def generate(args, server, seed):
                     entries = [E(c, "exec", rng.choice(["BEGIN"] * 5 + ["BEGIN ISOLATION LEVEL REPEATABLE READ"]))]
             else:
                 entries = getattr(wl, op)(c)
+            if op in ("write", "ddl", "grant", "setting", "role", "txn") and entries and rng.random() < 0.6:
+                # a state change, then statements checked before it: what an
+                # invalidation or key bug gets wrong
+                for _ in range(rng.randint(1, 3)):
+                    entries = entries + wl.recheck(rng.choice([c, c, rng.randrange(args.connections)]), checks)
         for e in entries:
             log.append(e)
             count += 1

@@ -87,6 +87,9 @@ class Workload:
     def expr(self, rel, alias=None):
         c, t = self.r.choice(list(rel.cols.items()))
         col = "%s.%s" % (alias, c) if alias else c
+        if self.plant and "k" in rel.cols and self.r.random() < 0.5:
+            # the planted wrong result reads through it
+            return "f_stable(%sk)" % (alias + "." if alias else "")
         if rel.kind in ("table", "part", "inh") and self.r.random() < 0.05:
             # system columns: xmax moves with row locks, ctid with VACUUM FULL
             return "%s%s::text" % (alias + "." if alias else "", self.r.choice(["xmin", "xmax", "ctid", "tableoid::regclass"]))
@@ -238,7 +241,7 @@ class Workload:
             args = ", ".join("'%s'" % v for v in params)
             return [E(c, "exec", "PREPARE %s AS %s" % (name, sql)),
                     E(c, "exec", "PREPARE %s_off AS %s" % (name, sql)),
-                    E(c, "check", "%s(%s)" % (name, args), mode="sqlprep", **kw)]
+                    E(c, "check", "%s(%s)" % (name, args), mode="sqlprep", prepared_as=sql, **kw)]
         sql = q
         for i in range(len(params)):
             sql = sql.replace("{P%d}" % i, "%s")
