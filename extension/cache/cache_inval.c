@@ -44,6 +44,7 @@
 #include "access/genam.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
 #include "catalog/pg_amop.h"
@@ -477,6 +478,10 @@ note_utility_writes(Node *stmt)
 		case T_RefreshMatViewStmt:
 			note_write(relid_of(((RefreshMatViewStmt *) stmt)->relation));
 			break;
+		case T_IndexStmt:
+			/* no row changes, but plans and the order they return rows in do */
+			note_write(relid_of(((IndexStmt *) stmt)->relation));
+			break;
 		case T_AlterTableStmt:
 			note_write(relid_of(((AlterTableStmt *) stmt)->relation));
 			/* a composite type's values are in results, not in its relation */
@@ -623,7 +628,12 @@ CacheObjectAccess(ObjectAccessType access, Oid classId, Oid objectId,
 		return;
 	if (classId == RelationRelationId &&
 		(access == OAT_POST_ALTER || access == OAT_DROP))
+	{
 		note_write(objectId);
+		/* a dropped index changes its table's plans (see CREATE INDEX) */
+		if (access == OAT_DROP && get_rel_relkind(objectId) == RELKIND_INDEX)
+			note_write(IndexGetRelation(objectId, true));
+	}
 
 	/*
 	 * A child attached to or detached from a parent (CREATE TABLE ...

@@ -102,3 +102,14 @@ EXPLAIN (COSTS OFF) SELECT xmin FROM locked;
 EXPLAIN (COSTS OFF) SELECT cmin, cmax FROM locked;
 EXPLAIN (COSTS OFF) SELECT ctid, tableoid::regclass FROM locked;
 DROP TABLE locked;
+
+-- CREATE INDEX and DROP INDEX change no row, but the plan and the order of
+-- rows without ORDER BY: they drop results over their table
+CREATE TABLE indexed (id int, v int);
+INSERT INTO indexed SELECT g, g FROM generate_series(1, 10) g;
+SELECT count(*) FROM indexed WHERE v > 5;
+CREATE INDEX indexed_v ON indexed (v);
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM indexed WHERE v > 5;
+DROP INDEX indexed_v;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM indexed WHERE v > 5;
+DROP TABLE indexed;
