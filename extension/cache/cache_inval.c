@@ -324,6 +324,30 @@ note_write(Oid relid)
 	list_free(rels);
 }
 
+/*
+ * A change that leaves every row as it was but lets the planner choose
+ * another plan (statistics, an index): without ORDER BY, the plan decides
+ * the order of the rows, so results over the relation and its ancestors
+ * are dropped at commit. Not a write: neither an own write for the
+ * transaction's later reads nor a write counted in sfcache.table_activity.
+ */
+static void
+note_plan_change(Oid relid)
+{
+	MemoryContext oldcxt;
+	List	   *rels;
+	ListCell   *lc;
+
+	if (!OidIsValid(relid))
+		return;
+	rels = relations_affected_by_write(relid);
+	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+	foreach(lc, rels)
+		written_slots = bms_add_member(written_slots, slot_for(lfirst_oid(lc)));
+	MemoryContextSwitchTo(oldcxt);
+	list_free(rels);
+}
+
 static void
 note_write_global(void)
 {
@@ -480,7 +504,7 @@ note_utility_writes(Node *stmt)
 			break;
 		case T_IndexStmt:
 			/* no row changes, but plans and the order they return rows in do */
-			note_write(relid_of(((IndexStmt *) stmt)->relation));
+			note_plan_change(relid_of(((IndexStmt *) stmt)->relation));
 			break;
 		case T_AlterTableStmt:
 			note_write(relid_of(((AlterTableStmt *) stmt)->relation));
@@ -538,7 +562,7 @@ note_statistics_change(VacuumStmt *stmt)
 	if (stmt->rels == NIL)
 		note_write_global();
 	foreach(lc, stmt->rels)
-		note_write(relid_of(lfirst_node(VacuumRelation, lc)->relation));
+		note_plan_change(relid_of(lfirst_node(VacuumRelation, lc)->relation));
 }
 
 /*
@@ -632,7 +656,7 @@ CacheObjectAccess(ObjectAccessType access, Oid classId, Oid objectId,
 		note_write(objectId);
 		/* a dropped index changes its table's plans (see CREATE INDEX) */
 		if (access == OAT_DROP && get_rel_relkind(objectId) == RELKIND_INDEX)
-			note_write(IndexGetRelation(objectId, true));
+			note_plan_change(IndexGetRelation(objectId, true));
 	}
 
 	/*
