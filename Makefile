@@ -19,7 +19,9 @@ CORE_OBJS = \
 # extension/cache: the result cache.
 CACHE_OBJS = \
 	extension/cache/cache_cacheable.o \
+	extension/cache/cache_capture.o \
 	extension/cache/cache_code.o \
+	extension/cache/cache_depend.o \
 	extension/cache/cache_explain.o \
 	extension/cache/cache_guc.o \
 	extension/cache/cache_init.o \
@@ -34,7 +36,8 @@ CACHE_OBJS = \
 	extension/cache/cache_singleflight.o \
 	extension/cache/cache_sql.o \
 	extension/cache/cache_stats.o \
-	extension/cache/cache_store.o
+	extension/cache/cache_store.o \
+	extension/cache/cache_tracked.o
 
 # extension/advice: index advice.
 ADVICE_OBJS = \

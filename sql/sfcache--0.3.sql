@@ -404,3 +404,111 @@ JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace;
 GRANT SELECT ON sfcache.advice_quals, sfcache.index_advice,
 	sfcache.table_activity TO PUBLIC;
 
+
+-- ---- cache: invalidation by key values (0.3) ----
+
+CREATE FUNCTION sfcache.capture()
+RETURNS trigger
+LANGUAGE C
+AS 'MODULE_PATHNAME', 'sfcache_capture_0_3';
+
+COMMENT ON FUNCTION sfcache.capture() IS
+	'trigger that sfcache.track() installs: captures the tracked values of each row written';
+
+CREATE FUNCTION sfcache.capture_triggers(
+	OUT relation regclass, OUT trigger_name name, OUT column_name name, OUT active boolean)
+RETURNS SETOF record
+LANGUAGE C STRICT STABLE
+SET search_path = pg_catalog
+AS 'MODULE_PATHNAME', 'sfcache_capture_triggers_0_3';
+
+CREATE VIEW sfcache.tracked_columns AS
+	SELECT relation, column_name, trigger_name, active
+	FROM sfcache.capture_triggers();
+
+COMMENT ON VIEW sfcache.tracked_columns IS
+	'columns whose values invalidate cached results one by one; active: the trigger sees every row written';
+GRANT SELECT ON sfcache.tracked_columns TO PUBLIC;
+
+-- Tracking is a trigger: transactional, locked like any trigger (which is
+-- what keeps a writer's capture and a reader's plan in step), dumped and
+-- restored with its table. Needs the TRIGGER privilege on the table, and
+-- its ownership to change an existing trigger, as CREATE TRIGGER does.
+CREATE FUNCTION sfcache.set_tracked_columns(rel regclass, columns name[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	kind "char";
+	col name;
+	existing oid;
+	args text;
+BEGIN
+	SELECT c.relkind INTO kind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) rel;
+	IF kind IS NULL OR kind NOT IN ('r', 'p') THEN
+		RAISE EXCEPTION 'cannot track columns of "%"', rel
+			USING ERRCODE = 'wrong_object_type',
+				DETAIL = 'Only tables and partitioned tables have rows whose writes can be captured.';
+	END IF;
+	FOREACH col IN ARRAY columns LOOP
+		IF col IS NULL OR NOT EXISTS (
+			SELECT FROM pg_catalog.pg_attribute a
+			WHERE a.attrelid OPERATOR(pg_catalog.=) rel AND a.attname OPERATOR(pg_catalog.=) col
+			  AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped) THEN
+			RAISE EXCEPTION 'column "%" of relation "%" does not exist', col, rel
+				USING ERRCODE = 'undefined_column';
+		END IF;
+	END LOOP;
+	SELECT t.oid INTO existing FROM pg_catalog.pg_trigger t
+	WHERE t.tgrelid OPERATOR(pg_catalog.=) rel AND t.tgname OPERATOR(pg_catalog.=) 'sfcache_capture';
+	IF existing IS NOT NULL AND NOT EXISTS (
+		SELECT FROM pg_catalog.pg_trigger t
+		WHERE t.oid OPERATOR(pg_catalog.=) existing
+		  AND t.tgfoid OPERATOR(pg_catalog.=) 'sfcache.capture()'::pg_catalog.regprocedure) THEN
+		RAISE EXCEPTION 'relation "%" already has a trigger named sfcache_capture', rel
+			USING ERRCODE = 'duplicate_object',
+				HINT = 'Rename that trigger: sfcache.track() owns this name.';
+	END IF;
+	IF pg_catalog.cardinality(columns) OPERATOR(pg_catalog.=) 0 THEN
+		IF existing IS NOT NULL THEN
+			EXECUTE pg_catalog.format('DROP TRIGGER sfcache_capture ON %s', rel);
+		END IF;
+		RETURN;
+	END IF;
+	SELECT pg_catalog.string_agg(pg_catalog.quote_literal(c), ', ' ORDER BY c) INTO args
+	FROM (SELECT DISTINCT pg_catalog.unnest(columns) AS c) u;
+	EXECUTE pg_catalog.format('CREATE OR REPLACE TRIGGER sfcache_capture'
+		' AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW'
+		' EXECUTE FUNCTION sfcache.capture(%s)', rel, args);
+	EXECUTE pg_catalog.format('ALTER TABLE %s ENABLE ALWAYS TRIGGER sfcache_capture', rel);
+END;
+$$;
+
+CREATE FUNCTION sfcache.track(rel regclass, VARIADIC columns name[])
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+	SELECT sfcache.set_tracked_columns(rel, ARRAY(
+		SELECT column_name FROM sfcache.tracked_columns t
+		WHERE t.relation OPERATOR(pg_catalog.=) rel AND t.trigger_name OPERATOR(pg_catalog.=) 'sfcache_capture'
+		UNION SELECT pg_catalog.unnest(columns)));
+END;
+
+COMMENT ON FUNCTION sfcache.track(regclass, name[]) IS
+	'track columns of a table: a write invalidates only the cached results that compared them with the values it wrote';
+
+CREATE FUNCTION sfcache.untrack(rel regclass, VARIADIC columns name[])
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+	SELECT sfcache.set_tracked_columns(rel, ARRAY(
+		SELECT column_name FROM sfcache.tracked_columns t
+		WHERE t.relation OPERATOR(pg_catalog.=) rel AND t.trigger_name OPERATOR(pg_catalog.=) 'sfcache_capture'
+		EXCEPT SELECT pg_catalog.unnest(columns)));
+END;
+
+COMMENT ON FUNCTION sfcache.untrack(regclass, name[]) IS
+	'stop tracking columns of a table';

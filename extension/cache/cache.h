@@ -27,6 +27,7 @@
 #include "tcop/dest.h"
 #include "tcop/utility.h"
 #include "utils/dsa.h"
+#include "utils/relcache.h"
 #include "utils/snapshot.h"
 
 #include "core/core.h"
@@ -81,6 +82,7 @@ extern int	sfc_max_entry_size_kb;
 extern int	sfc_ttl_s;
 extern int	sfc_wait_timeout_ms;
 extern int	sfc_max_statements;
+extern int	sfc_max_tags_per_transaction;
 extern char *sfc_immutable_functions;
 extern int	sfc_test_hold_leader_lock;
 extern int	sfc_test_hold_commit_lock;
@@ -160,6 +162,16 @@ extern bool CacheNodeRunsMutableCode(Node *node, List **types);
 extern List *CacheFunctionsExecutedBy(Query *query);
 extern void CacheCheckFunctionsExecutable(List *funcids);
 
+/* ---- invalidation by key values (cache_tracked.c, cache_depend.c) ---- */
+
+extern bool CacheIsCaptureFunction(Oid fnoid);
+extern List *CacheTrackedColumns(Relation rel);
+extern List *CacheTrackedColumnsOf(Oid relid);
+extern bool CacheColumnIsTracked(List *columns, const char *attname);
+extern List *CacheValueDependencies(Query *query);
+extern int	CacheDependencyCounters(List *relids, List *value_deps,
+									ParamListInfo params, uint32 *counters);
+
 /* ---- relation settings (cache_relation_settings.c) ---- */
 
 extern void CacheRelationSettingsInit(void);
@@ -169,18 +181,25 @@ extern int	CacheRelationTtl(Oid relid);
 /* ---- invalidation (cache_inval.c) ---- */
 
 #define SFC_MAX_RELS 64			/* a statement reading more is not cached */
+#define SFC_MAX_COUNTERS 256	/* counters one result depends on; beyond,
+								 * relations depend on all their rows */
 
-/* The generations of a statement's relations, read before its snapshot. */
+/* The counters a result depends on, read before its snapshot. */
 typedef struct GenSnapshot
 {
 	int			nslots;
 	uint64		global_gen;
-	uint32		slots[SFC_MAX_RELS];
-	uint64		gens[SFC_MAX_RELS];
+	uint32		slots[SFC_MAX_COUNTERS];
+	uint64		gens[SFC_MAX_COUNTERS];
 } GenSnapshot;
 
 extern const SfcShmemPart CacheInvalShmemPart;
-extern bool CacheGenSnapshotTake(List *relids, GenSnapshot *snap);
+extern uint32 CacheAnyRowCounter(Oid relid);
+extern uint32 CacheWholeRelationCounter(Oid relid);
+extern uint32 CacheTagCounter(Oid relid, const char *attname, uint32 valuehash);
+extern void CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash);
+extern void CacheNoteUncapturedRow(Oid relid);
+extern bool CacheGenSnapshotTake(const uint32 *counters, int ncounters, GenSnapshot *snap);
 extern bool CacheGenSnapshotIsCurrent(const GenSnapshot *snap);
 extern bool CacheGensAreCurrent(uint64 global_gen, int nslots, const uint32 *slots,
 								const uint64 *gens);
@@ -326,6 +345,7 @@ typedef struct SfcScanPrivate
 	List	   *relids;			/* relations it reads */
 	List	   *inh_roots;		/* those read with their descendants */
 	List	   *funcids;		/* functions whose EXECUTE a hit checks */
+	List	   *value_deps;		/* CacheValueDependencies() */
 	int			ttl_override_s; /* see CacheableInfo */
 	bool		ttl_default;
 	int			cursor_options;

@@ -32,6 +32,7 @@ int			sfc_max_entry_size_kb = 1024;
 int			sfc_ttl_s = 300;
 int			sfc_wait_timeout_ms = 10000;
 int			sfc_max_statements = 1000;
+int			sfc_max_tags_per_transaction = 10000;
 char	   *sfc_immutable_functions = NULL;
 int			sfc_test_hold_leader_lock = 0;
 int			sfc_test_hold_commit_lock = 0;
@@ -115,6 +116,12 @@ CacheGucInit(void)
 							NULL,
 							&sfc_max_statements, 1000, 16, INT_MAX / 2,
 							PGC_POSTMASTER, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.max_tags_per_transaction",
+							"Most distinct tracked values a transaction's writes invalidate one by one.",
+							"Beyond, its writes of tracked tables invalidate every result over them.",
+							&sfc_max_tags_per_transaction, 10000, 0, 65536,
+							PGC_USERSET, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.max_entry_size",
 							"Largest result that is stored; larger ones run uncached.",

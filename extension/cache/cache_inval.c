@@ -47,6 +47,7 @@
 #include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
+#include "catalog/partition.h"
 #include "catalog/pg_amop.h"
 #include "catalog/pg_amproc.h"
 #include "catalog/pg_class.h"
@@ -62,6 +63,7 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_rewrite.h"
 #include "catalog/pg_transform.h"
+#include "catalog/pg_trigger.h"
 #include "catalog/pg_ts_config.h"
 #include "catalog/pg_ts_dict.h"
 #include "catalog/pg_ts_parser.h"
@@ -80,31 +82,62 @@
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/snapmgr.h"
 
 #include "cache/cache.h"
 
-#define SFC_GEN_SLOTS 16384
+/*
+ * The counters, one array: for each relation slot an "any row" counter,
+ * bumped by every write to a relation of that slot, and a "whole relation"
+ * counter, bumped only by writes whose rows were not captured; then the
+ * tag counters, bumped per (relation, tracked column, value) of each row a
+ * capture trigger saw. An entry that depends on a relation as a whole
+ * watches its "any row" counter; one that depends only on some values of
+ * a tracked column watches its "whole relation" counter and those tags.
+ */
+#define SFC_REL_SLOTS 16384
+#define SFC_TAG_SLOTS 65536
+#define ANY_ROW_COUNTER(slot) (slot)
+#define WHOLE_COUNTER(slot) (SFC_REL_SLOTS + (slot))
+#define TAG_COUNTER(tag) (2 * SFC_REL_SLOTS + (tag))
+#define SFC_COUNTERS (2 * SFC_REL_SLOTS + SFC_TAG_SLOTS)
 
-typedef struct GenSlot
+typedef struct GenCounter
 {
 	pg_atomic_uint64 gen;
 	pg_atomic_uint32 inflight;
-} GenSlot;
+} GenCounter;
 
 typedef struct InvalShared
 {
 	pg_atomic_uint64 global_gen;
 	pg_atomic_uint32 global_inflight;
-	GenSlot		slots[SFC_GEN_SLOTS];
+	GenCounter	counters[SFC_COUNTERS];
 } InvalShared;
 
 static InvalShared *inval = NULL;
 
-/* What the current transaction wrote; kept in TopMemoryContext. */
+/*
+ * What the current transaction wrote; kept in TopMemoryContext.
+ * written_relids: every relation written (own-write bypass, callbacks);
+ * whole_relids: those written without their rows captured; captured:
+ * those whose rows were captured, with their ancestors (CapturedRelation).
+ */
 static List *written_relids = NIL;
-static Bitmapset *written_slots = NULL;
+static List *whole_relids = NIL;
+static List *captured = NIL;
+static Bitmapset *written_counters = NULL;
+static int	written_tags = 0;
+static bool tags_overflowed = false;
 static bool written_global = false;
 static bool bumped_pre_commit = false;
+
+/* A relation whose rows this transaction captured, and what that touches. */
+typedef struct CapturedRelation
+{
+	Oid			relid;
+	List	   *with_ancestors; /* relid first, then its ancestors */
+} CapturedRelation;
 
 #define MAX_INVALIDATION_CALLBACKS 4
 
@@ -115,7 +148,35 @@ static int	n_invalidation_callbacks = 0;
 static uint32
 slot_for(Oid relid)
 {
-	return hash_combine(hash_uint32(MyDatabaseId), hash_uint32(relid)) % SFC_GEN_SLOTS;
+	return hash_combine(hash_uint32(MyDatabaseId), hash_uint32(relid)) % SFC_REL_SLOTS;
+}
+
+/* The counter an entry watches when it depends on every row of a relation. */
+uint32
+CacheAnyRowCounter(Oid relid)
+{
+	return ANY_ROW_COUNTER(slot_for(relid));
+}
+
+/* The counter of a relation's writes whose rows were not captured. */
+uint32
+CacheWholeRelationCounter(Oid relid)
+{
+	return WHOLE_COUNTER(slot_for(relid));
+}
+
+/*
+ * The counter of the rows of relid whose column attname has a value
+ * hashing (with the column type's default hash opclass) to valuehash.
+ */
+uint32
+CacheTagCounter(Oid relid, const char *attname, uint32 valuehash)
+{
+	uint32		h = hash_combine(hash_uint32(MyDatabaseId), hash_uint32(relid));
+
+	h = hash_combine(h, hash_bytes((const unsigned char *) attname, strlen(attname)));
+	h = hash_combine(h, valuehash);
+	return TAG_COUNTER(h % SFC_TAG_SLOTS);
 }
 
 /* Pure: the generation and in-flight counters. */
@@ -136,10 +197,10 @@ inval_shmem_init(void)
 	{
 		pg_atomic_init_u64(&inval->global_gen, 1);
 		pg_atomic_init_u32(&inval->global_inflight, 0);
-		for (int i = 0; i < SFC_GEN_SLOTS; i++)
+		for (int i = 0; i < SFC_COUNTERS; i++)
 		{
-			pg_atomic_init_u64(&inval->slots[i].gen, 1);
-			pg_atomic_init_u32(&inval->slots[i].inflight, 0);
+			pg_atomic_init_u64(&inval->counters[i].gen, 1);
+			pg_atomic_init_u32(&inval->counters[i].inflight, 0);
 		}
 	}
 }
@@ -161,34 +222,31 @@ CacheRegisterInvalidationCallback(CacheInvalidationCallback callback)
 /* ---- reading side ---- */
 
 /*
- * Read the generations of the given relations, before the caller takes the
- * snapshot it executes with. Returns false when a commit touching one of
- * them (or a global one) is in flight: such a result must not be stored.
+ * Read the given counters (CacheDependencyCounters), before the caller
+ * takes the snapshot it executes with. Returns false when a commit
+ * touching one of them (or a global one) is in flight: such a result must
+ * not be stored.
  */
 bool
-CacheGenSnapshotTake(List *relids, GenSnapshot *snap)
+CacheGenSnapshotTake(const uint32 *counters, int ncounters, GenSnapshot *snap)
 {
-	ListCell   *lc;
 	bool		quiet = true;
 
+	Assert(ncounters <= SFC_MAX_COUNTERS);
 	snap->nslots = 0;
-	foreach(lc, relids)
+	for (int c = 0; c < ncounters; c++)
 	{
-		uint32		slot = slot_for(lfirst_oid(lc));
 		int			i;
 
-		for (i = 0; i < snap->nslots && snap->slots[i] != slot; i++)
+		for (i = 0; i < snap->nslots && snap->slots[i] != counters[c]; i++)
 			;
 		if (i == snap->nslots)
-		{
-			Assert(snap->nslots < SFC_MAX_RELS);
-			snap->slots[snap->nslots++] = slot;
-		}
+			snap->slots[snap->nslots++] = counters[c];
 	}
 
 	snap->global_gen = pg_atomic_read_u64(&inval->global_gen);
 	for (int i = 0; i < snap->nslots; i++)
-		snap->gens[i] = pg_atomic_read_u64(&inval->slots[snap->slots[i]].gen);
+		snap->gens[i] = pg_atomic_read_u64(&inval->counters[snap->slots[i]].gen);
 
 	/* The in-flight counts must be read after the generations. */
 	pg_memory_barrier();
@@ -196,7 +254,7 @@ CacheGenSnapshotTake(List *relids, GenSnapshot *snap)
 	if (pg_atomic_read_u32(&inval->global_inflight) != 0)
 		quiet = false;
 	for (int i = 0; i < snap->nslots && quiet; i++)
-		if (pg_atomic_read_u32(&inval->slots[snap->slots[i]].inflight) != 0)
+		if (pg_atomic_read_u32(&inval->counters[snap->slots[i]].inflight) != 0)
 			quiet = false;
 
 	/* ... and before the snapshot the caller takes next. */
@@ -212,12 +270,12 @@ CacheGensAreCurrent(uint64 global_gen, int nslots, const uint32 *slots, const ui
 	if (pg_atomic_read_u64(&inval->global_gen) != global_gen)
 		return false;
 	for (int i = 0; i < nslots; i++)
-		if (pg_atomic_read_u64(&inval->slots[slots[i]].gen) != gens[i])
+		if (pg_atomic_read_u64(&inval->counters[slots[i]].gen) != gens[i])
 			return false;
 	return true;
 }
 
-/* True if no relation of the snapshot has changed since it was taken. */
+/* True if no counter of the snapshot has moved since it was taken. */
 bool
 CacheGenSnapshotIsCurrent(const GenSnapshot *snap)
 {
@@ -294,10 +352,20 @@ relations_affected_by_write(Oid relid)
 	return rels;
 }
 
+static void
+note_written_relation(Oid relid)
+{
+	if (!list_member_oid(written_relids, relid))
+		written_relids = lappend_oid(written_relids, relid);
+}
+
 /*
- * Remember that the current transaction writes this relation. Once is
- * enough: a change to the hierarchy it belongs to is noted by itself
- * (CacheObjectAccess), with the parent it names.
+ * Remember that the current transaction writes this relation in a way
+ * whose rows are not captured (DDL, REFRESH, a table with no active
+ * capture trigger...): results over it and its ancestors and descendants
+ * are dropped whatever values they depend on. Once is enough: a change to
+ * the hierarchy it belongs to is noted by itself (CacheObjectAccess), with
+ * the parent it names.
  */
 static void
 note_write(Oid relid)
@@ -306,7 +374,7 @@ note_write(Oid relid)
 	List	   *rels;
 	ListCell   *lc;
 
-	if (!OidIsValid(relid) || list_member_oid(written_relids, relid))
+	if (!OidIsValid(relid) || list_member_oid(whole_relids, relid))
 		return;
 	rels = relations_affected_by_write(relid);
 	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
@@ -314,22 +382,212 @@ note_write(Oid relid)
 	{
 		Oid			rel = lfirst_oid(lc);
 
-		if (!list_member_oid(written_relids, rel))
-		{
-			written_relids = lappend_oid(written_relids, rel);
-			written_slots = bms_add_member(written_slots, slot_for(rel));
-		}
+		note_written_relation(rel);
+		if (!list_member_oid(whole_relids, rel))
+			whole_relids = lappend_oid(whole_relids, rel);
+		written_counters = bms_add_member(written_counters, CacheAnyRowCounter(rel));
+		written_counters = bms_add_member(written_counters, CacheWholeRelationCounter(rel));
 	}
 	MemoryContextSwitchTo(oldcxt);
 	list_free(rels);
+}
+
+/* Is every column of need among those of have (lists of C strings)? */
+static bool
+columns_cover(List *have, List *need)
+{
+	ListCell   *lc;
+
+	foreach(lc, need)
+	{
+		ListCell   *lh;
+		bool		found = false;
+
+		foreach(lh, have)
+			if (strcmp(lfirst(lh), lfirst(lc)) == 0)
+				found = true;
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+static CapturedRelation *
+find_captured(Oid relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, captured)
+	{
+		CapturedRelation *c = lfirst(lc);
+
+		if (c->relid == relid)
+			return c;
+	}
+	return NULL;
+}
+
+/*
+ * A statement (INSERT, UPDATE, DELETE, MERGE, COPY FROM) writes rows of
+ * this relation. If every table its rows can land in (the relation and
+ * its descendants) has an active capture trigger (cache_tracked.c), each
+ * row's tracked values are captured (CacheNoteCapturedRow): results that
+ * depend only on other values stay valid. Otherwise, or for an ancestor
+ * whose tracked columns a target does not capture, or a plain inheritance
+ * parent (tracking one does not lock its children), the write counts for
+ * the whole relation.
+ *
+ * Why this is safe against tracking that changes mid-transaction: creating,
+ * dropping, enabling or disabling a trigger takes ShareRowExclusiveLock on
+ * its table (and on every partition, for a partitioned table's cloned
+ * triggers), which waits for this writer's RowExclusiveLock: the set of
+ * tracked columns a reader plans with cannot change between this writer's
+ * capture and its commit. Trigger DDL within this transaction counts as a
+ * write of the whole relation (CacheObjectAccess).
+ */
+static void
+note_row_write(Oid relid)
+{
+	List	   *targets;
+	List	   *affected;
+	List	   *target_columns = NIL;
+	bool		all_captured = true;
+	MemoryContext oldcxt;
+	ListCell   *lc;
+
+	if (!OidIsValid(relid) || list_member_oid(whole_relids, relid) ||
+		find_captured(relid) != NULL)
+		return;
+
+	targets = list_make1_oid(relid);
+	if (has_subclass(relid))
+		targets = list_concat_unique_oid(targets, find_all_inheritors(relid, NoLock, NULL));
+	foreach(lc, targets)
+	{
+		Oid			t = lfirst_oid(lc);
+		List	   *cols;
+
+		if (get_rel_relkind(t) != RELKIND_RELATION)
+			continue;			/* holds no rows */
+		cols = CacheTrackedColumnsOf(t);
+		if (cols == NIL)
+			all_captured = false;
+		target_columns = lappend(target_columns, cols);
+	}
+	if (!all_captured)
+	{
+		note_write(relid);
+		return;
+	}
+
+	affected = list_concat_unique_oid(list_copy(targets), relation_ancestors(relid));
+	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+	foreach(lc, affected)
+	{
+		Oid			x = lfirst_oid(lc);
+		char		relkind = get_rel_relkind(x);
+		bool		whole = false;
+
+		note_written_relation(x);
+		written_counters = bms_add_member(written_counters, CacheAnyRowCounter(x));
+		if (relkind == RELKIND_PARTITIONED_TABLE)
+		{
+			List	   *need = CacheTrackedColumnsOf(x);
+			ListCell   *lt;
+
+			foreach(lt, target_columns)
+				if (!columns_cover(lfirst(lt), need))
+					whole = true;
+		}
+		else if (relkind != RELKIND_RELATION || !list_member_oid(targets, x))
+			whole = true;		/* a plain inheritance parent, or a view */
+		if (whole)
+		{
+			if (!list_member_oid(whole_relids, x))
+				whole_relids = lappend_oid(whole_relids, x);
+			written_counters = bms_add_member(written_counters, CacheWholeRelationCounter(x));
+		}
+	}
+	foreach(lc, targets)
+	{
+		Oid			t = lfirst_oid(lc);
+
+		if (get_rel_relkind(t) == RELKIND_RELATION && find_captured(t) == NULL)
+		{
+			CapturedRelation *c = palloc(sizeof(CapturedRelation));
+
+			c->relid = t;
+			c->with_ancestors = lcons_oid(t, NIL);
+			MemoryContextSwitchTo(oldcxt);
+			{
+				List	   *anc = get_partition_ancestors(t);
+
+				MemoryContextSwitchTo(TopMemoryContext);
+				c->with_ancestors = list_concat(c->with_ancestors, anc);
+			}
+			captured = lappend(captured, c);
+		}
+	}
+	MemoryContextSwitchTo(oldcxt);
+}
+
+/*
+ * The capture trigger (cache_capture.c) saw a row of rel whose tracked
+ * column attname has a value hashing to valuehash (the old or the new
+ * version of the row). Bumped at commit for the relation and its
+ * partitioned ancestors. A row of a relation no statement of this
+ * transaction announced (a path that does not go through ExecutorStart or
+ * COPY), and every row once the transaction has captured more than
+ * sfcache.max_tags_per_transaction values, counts for the whole relation.
+ */
+void
+CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash)
+{
+	CapturedRelation *c = find_captured(relid);
+	MemoryContext oldcxt;
+	ListCell   *lc;
+
+	if (c == NULL || tags_overflowed)
+	{
+		CacheNoteUncapturedRow(relid);
+		return;
+	}
+	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+	foreach(lc, c->with_ancestors)
+	{
+		uint32		counter = CacheTagCounter(lfirst_oid(lc), attname, valuehash);
+
+		if (!bms_is_member(counter, written_counters))
+		{
+			written_counters = bms_add_member(written_counters, counter);
+			written_tags++;
+		}
+	}
+	MemoryContextSwitchTo(oldcxt);
+
+	if (written_tags > sfc_max_tags_per_transaction)
+	{
+		/* bounded memory and commit work: everything captured goes whole */
+		tags_overflowed = true;
+		foreach(lc, captured)
+			note_write(((CapturedRelation *) lfirst(lc))->relid);
+	}
+}
+
+/* A row of relid whose tracked values cannot be captured: the whole relation. */
+void
+CacheNoteUncapturedRow(Oid relid)
+{
+	note_write(relid);
 }
 
 /*
  * A change that leaves every row as it was but lets the planner choose
  * another plan (statistics, an index): without ORDER BY, the plan decides
  * the order of the rows, so results over the relation and its ancestors
- * are dropped at commit. Not a write: neither an own write for the
- * transaction's later reads nor a write counted in sfcache.table_activity.
+ * are dropped at commit, whatever values they depend on. Not a write:
+ * neither an own write for the transaction's later reads nor a write
+ * counted in sfcache.table_activity.
  */
 static void
 note_plan_change(Oid relid)
@@ -343,7 +601,11 @@ note_plan_change(Oid relid)
 	rels = relations_affected_by_write(relid);
 	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
 	foreach(lc, rels)
-		written_slots = bms_add_member(written_slots, slot_for(lfirst_oid(lc)));
+	{
+		written_counters = bms_add_member(written_counters, CacheAnyRowCounter(lfirst_oid(lc)));
+		written_counters = bms_add_member(written_counters,
+										  CacheWholeRelationCounter(lfirst_oid(lc)));
+	}
 	MemoryContextSwitchTo(oldcxt);
 	list_free(rels);
 }
@@ -362,7 +624,10 @@ CacheInvalidateRelationNow(Oid relid)
 	ListCell   *lc;
 
 	foreach(lc, rels)
-		pg_atomic_fetch_add_u64(&inval->slots[slot_for(lfirst_oid(lc))].gen, 1);
+	{
+		pg_atomic_fetch_add_u64(&inval->counters[CacheAnyRowCounter(lfirst_oid(lc))].gen, 1);
+		pg_atomic_fetch_add_u64(&inval->counters[CacheWholeRelationCounter(lfirst_oid(lc))].gen, 1);
+	}
 	list_free(rels);
 }
 
@@ -376,12 +641,12 @@ CacheInvalidateAllNow(void)
 static void
 bump_before_commit(void)
 {
-	int			slot = -1;
+	int			c = -1;
 
-	while ((slot = bms_next_member(written_slots, slot)) >= 0)
+	while ((c = bms_next_member(written_counters, c)) >= 0)
 	{
-		pg_atomic_fetch_add_u32(&inval->slots[slot].inflight, 1);
-		pg_atomic_fetch_add_u64(&inval->slots[slot].gen, 1);
+		pg_atomic_fetch_add_u32(&inval->counters[c].inflight, 1);
+		pg_atomic_fetch_add_u64(&inval->counters[c].gen, 1);
 	}
 	if (written_global)
 	{
@@ -395,12 +660,12 @@ bump_before_commit(void)
 static void
 bump_after_commit(void)
 {
-	int			slot = -1;
+	int			c = -1;
 
-	while ((slot = bms_next_member(written_slots, slot)) >= 0)
+	while ((c = bms_next_member(written_counters, c)) >= 0)
 	{
-		pg_atomic_fetch_add_u64(&inval->slots[slot].gen, 1);
-		pg_atomic_fetch_sub_u32(&inval->slots[slot].inflight, 1);
+		pg_atomic_fetch_add_u64(&inval->counters[c].gen, 1);
+		pg_atomic_fetch_sub_u32(&inval->counters[c].inflight, 1);
 	}
 	if (written_global)
 	{
@@ -425,10 +690,20 @@ report_invalidations(void)
 static void
 forget_writes(void)
 {
+	ListCell   *lc;
+
 	list_free(written_relids);
 	written_relids = NIL;
-	bms_free(written_slots);
-	written_slots = NULL;
+	list_free(whole_relids);
+	whole_relids = NIL;
+	foreach(lc, captured)
+		list_free(((CapturedRelation *) lfirst(lc))->with_ancestors);
+	list_free_deep(captured);
+	captured = NIL;
+	bms_free(written_counters);
+	written_counters = NULL;
+	written_tags = 0;
+	tags_overflowed = false;
 	written_global = false;
 	bumped_pre_commit = false;
 }
@@ -443,7 +718,7 @@ CacheXactEvent(XactEvent event)
 		case XACT_EVENT_PRE_PREPARE:
 			if (IsLogicalWorker())
 				note_write_global();
-			if (written_slots != NULL || written_global)
+			if (written_counters != NULL || written_global)
 			{
 				bump_before_commit();
 				SfcTestHoldOnAdvisoryLock(sfc_test_hold_commit_lock);
@@ -479,7 +754,7 @@ CacheExecutorStart(QueryDesc *queryDesc, int eflags)
 		ListCell   *lc;
 
 		foreach(lc, stmt->resultRelations)
-			note_write(rt_fetch(lfirst_int(lc), stmt->rtable)->relid);
+			note_row_write(rt_fetch(lfirst_int(lc), stmt->rtable)->relid);
 	}
 }
 
@@ -497,7 +772,7 @@ note_utility_writes(Node *stmt)
 	{
 		case T_CopyStmt:
 			if (((CopyStmt *) stmt)->is_from)
-				note_write(relid_of(((CopyStmt *) stmt)->relation));
+				note_row_write(relid_of(((CopyStmt *) stmt)->relation));
 			break;
 		case T_RefreshMatViewStmt:
 			note_write(relid_of(((RefreshMatViewStmt *) stmt)->relation));
@@ -643,6 +918,26 @@ changes_results(ObjectAccessType access, Oid classId)
 	}
 }
 
+/* The table of a trigger being created, altered or dropped. */
+static Oid
+trigger_relation(Oid trigoid)
+{
+	Relation	catalog = table_open(TriggerRelationId, AccessShareLock);
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	Oid			relid = InvalidOid;
+
+	ScanKeyInit(&key, Anum_pg_trigger_oid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(trigoid));
+	scan = systable_beginscan(catalog, TriggerOidIndexId, true, SnapshotSelf, 1, &key);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+		relid = ((Form_pg_trigger) GETSTRUCT(tup))->tgrelid;
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+	return relid;
+}
+
 /* The object access hook (core_hooks.c), after the previous one. */
 void
 CacheObjectAccess(ObjectAccessType access, Oid classId, Oid objectId,
@@ -671,6 +966,14 @@ CacheObjectAccess(ObjectAccessType access, Oid classId, Oid objectId,
 		if (arg != NULL)
 			note_write(((ObjectAccessPostAlter *) arg)->auxiliary_id);
 	}
+
+	/*
+	 * A trigger created, altered or dropped may start or stop the capture
+	 * of a table's rows: this transaction's later writes of it must not
+	 * count on an earlier decision (note_row_write).
+	 */
+	if (classId == TriggerRelationId)
+		note_write(trigger_relation(objectId));
 
 	if (changes_results(access, classId))
 		note_write_global();

@@ -129,6 +129,7 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 	priv.relids = info->relids;
 	priv.inh_roots = info->inh_roots;
 	priv.funcids = CacheFunctionsExecutedBy(query);
+	priv.value_deps = CacheValueDependencies(query);
 	priv.ttl_override_s = info->ttl_override_s;
 	priv.ttl_default = info->ttl_default;
 	priv.cursor_options = cursorOptions;

@@ -79,8 +79,8 @@ SfcScanPrivateToList(const SfcScanPrivate *priv)
 									  priv->cursor_options);
 	String	   *text = makeString(priv->query_string ? (char *) priv->query_string : pstrdup(""));
 
-	return list_make5(priv->query, key, list_make3(priv->relids, priv->inh_roots,
-												   priv->funcids),
+	return list_make5(priv->query, key, list_make4(priv->relids, priv->inh_roots,
+												   priv->funcids, priv->value_deps),
 					  ints, text);
 }
 
@@ -97,6 +97,7 @@ SfcScanPrivateFromList(List *list, SfcScanPrivate *priv)
 	priv->relids = linitial(oids);
 	priv->inh_roots = lsecond(oids);
 	priv->funcids = lthird(oids);
+	priv->value_deps = lfourth(oids);
 	priv->ttl_override_s = linitial_int(ints);
 	priv->ttl_default = lsecond_int(ints);
 	priv->cursor_options = lthird_int(ints);
@@ -158,12 +159,16 @@ run_as_leader(SfcScanState *state, CacheKey key)
 	EState	   *estate = state->css.ss.ps.state;
 	CaptureReceiver *cap = CacheCaptureReceiverCreate((Size) sfc_max_entry_size_kb * 1024);
 	GenSnapshot gens;
+	uint32		counters[SFC_MAX_COUNTERS];
+	int			ncounters;
 	bool		storable;
 
 	state->outcome = SFC_LEADER;
 	PG_TRY();
 	{
-		storable = CacheGenSnapshotTake(state->priv.relids, &gens);
+		ncounters = CacheDependencyCounters(state->priv.relids, state->priv.value_deps,
+											estate->es_param_list_info, counters);
+		storable = CacheGenSnapshotTake(counters, ncounters, &gens);
 		PushActiveSnapshot(GetTransactionSnapshot());
 		SfcTestHoldOnAdvisoryLock(sfc_test_hold_leader_lock);
 		CacheRunSavedQuery(&state->priv, estate->es_param_list_info,

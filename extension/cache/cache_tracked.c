@@ -1,0 +1,199 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_tracked.c
+ *		Which columns of a table are tracked for invalidation by key
+ *		values: those named by the table's active capture triggers.
+ *
+ * The registry is the catalog itself: sfcache.track() creates a trigger
+ * running sfcache.capture() with the column names as arguments, so the
+ * tracked columns are transactional, locked like any trigger, read
+ * through the relcache, and dumped and restored with the table. A
+ * trigger counts only if it sees every row written: AFTER, FOR EACH ROW,
+ * on INSERT, UPDATE and DELETE, no column list, no WHEN condition, and
+ * ENABLE ALWAYS (so session_replication_role = replica and logical
+ * replication apply fire it too). Its function is recognised by being the
+ * C function sfcache_capture_0_3: only a superuser can create a C
+ * function, so no other role can pass another function off as it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/relation.h"
+#include "access/table.h"
+#include "catalog/pg_language.h"
+#include "catalog/pg_proc.h"
+#include "catalog/pg_trigger.h"
+#include "commands/trigger.h"
+#include "funcapi.h"
+#include "utils/builtins.h"
+#include "utils/inval.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+#include "cache/cache.h"
+
+#define CAPTURE_SYMBOL "sfcache_capture_0_3"
+
+/* The capture function's OID once seen; forgotten when pg_proc changes. */
+static Oid	capture_fn_oid = InvalidOid;
+static bool callback_registered = false;
+
+static void
+forget_capture_function(Datum arg, int cacheid, uint32 hashvalue)
+{
+	capture_fn_oid = InvalidOid;
+}
+
+/* Is fnoid the C function of this library that captures rows? */
+bool
+CacheIsCaptureFunction(Oid fnoid)
+{
+	HeapTuple	tup;
+	bool		result = false;
+
+	if (OidIsValid(capture_fn_oid) && fnoid == capture_fn_oid)
+		return true;
+	tup = SearchSysCache1(PROCOID, ObjectIdGetDatum(fnoid));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	if (((Form_pg_proc) GETSTRUCT(tup))->prolang == ClanguageId)
+	{
+		bool		isnull;
+		Datum		src = SysCacheGetAttr(PROCOID, tup, Anum_pg_proc_prosrc, &isnull);
+
+		result = !isnull && strcmp(TextDatumGetCString(src), CAPTURE_SYMBOL) == 0;
+	}
+	ReleaseSysCache(tup);
+	if (result)
+	{
+		if (!callback_registered)
+		{
+			CacheRegisterSyscacheCallback(PROCOID, forget_capture_function, (Datum) 0);
+			callback_registered = true;
+		}
+		capture_fn_oid = fnoid;
+	}
+	return result;
+}
+
+/* Does this trigger see every row written to its table? */
+static bool
+trigger_captures_every_row(const Trigger *trig)
+{
+	return TRIGGER_FOR_ROW(trig->tgtype) && TRIGGER_FOR_AFTER(trig->tgtype) &&
+		TRIGGER_FOR_INSERT(trig->tgtype) && TRIGGER_FOR_UPDATE(trig->tgtype) &&
+		TRIGGER_FOR_DELETE(trig->tgtype) &&
+		trig->tgenabled == TRIGGER_FIRES_ALWAYS &&
+		trig->tgnattr == 0 && trig->tgqual == NULL &&
+		CacheIsCaptureFunction(trig->tgfoid);
+}
+
+/*
+ * The tracked columns of an open relation, as a list of palloc'd names
+ * (NIL when no capture trigger is active).
+ */
+List *
+CacheTrackedColumns(Relation rel)
+{
+	TriggerDesc *trigdesc = rel->trigdesc;
+	List	   *columns = NIL;
+
+	if (trigdesc == NULL)
+		return NIL;
+	for (int i = 0; i < trigdesc->numtriggers; i++)
+	{
+		const Trigger *trig = &trigdesc->triggers[i];
+
+		if (!trigger_captures_every_row(trig))
+			continue;
+		for (int a = 0; a < trig->tgnargs; a++)
+			columns = lappend(columns, pstrdup(trig->tgargs[a]));
+	}
+	return columns;
+}
+
+/*
+ * The same by OID. The lock is only for the relcache entry: what keeps
+ * the tracked columns from changing is the writer's or reader's own lock
+ * on the table it names in its statement.
+ */
+List *
+CacheTrackedColumnsOf(Oid relid)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+	List	   *columns = CacheTrackedColumns(rel);
+
+	relation_close(rel, NoLock);
+	return columns;
+}
+
+/* Is attname among columns (a list from CacheTrackedColumns)? */
+bool
+CacheColumnIsTracked(List *columns, const char *attname)
+{
+	ListCell   *lc;
+
+	foreach(lc, columns)
+		if (strcmp(lfirst(lc), attname) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * sfcache.capture_triggers(): every trigger of this database that runs
+ * sfcache.capture(), one row per column it names, and whether it is
+ * active (sees every row written), for the sfcache.tracked_columns view.
+ */
+SFC_FUNCTION_INFO_V1(sfcache_capture_triggers_0_3);
+
+Datum
+sfcache_capture_triggers_0_3(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Relation	catalog;
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	InitMaterializedSRF(fcinfo, 0);
+	catalog = table_open(TriggerRelationId, AccessShareLock);
+	scan = systable_beginscan(catalog, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		Form_pg_trigger tg = (Form_pg_trigger) GETSTRUCT(tup);
+		Trigger		trig = {0};
+		bool		isnull;
+		Datum		args;
+		char	   *p;
+
+		if (!CacheIsCaptureFunction(tg->tgfoid))
+			continue;
+		trig.tgtype = tg->tgtype;
+		trig.tgenabled = tg->tgenabled;
+		trig.tgfoid = tg->tgfoid;
+		trig.tgnattr = tg->tgattr.dim1;
+		heap_getattr(tup, Anum_pg_trigger_tgqual, RelationGetDescr(catalog), &isnull);
+		trig.tgqual = isnull ? NULL : "";
+		args = heap_getattr(tup, Anum_pg_trigger_tgargs, RelationGetDescr(catalog), &isnull);
+		p = isnull ? NULL : (char *) VARDATA_ANY(DatumGetByteaPP(args));
+		for (int a = 0; a < tg->tgnargs && p != NULL; a++)
+		{
+			Datum		values[4];
+			bool		nulls[4] = {false, false, false, false};
+			NameData	column;
+
+			namestrcpy(&column, p);
+			values[0] = ObjectIdGetDatum(tg->tgrelid);
+			values[1] = NameGetDatum(&tg->tgname);
+			values[2] = NameGetDatum(&column);
+			values[3] = BoolGetDatum(trigger_captures_every_row(&trig));
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			p += strlen(p) + 1;
+		}
+	}
+	systable_endscan(scan);
+	table_close(catalog, AccessShareLock);
+	return (Datum) 0;
+}
