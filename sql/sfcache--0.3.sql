@@ -422,6 +422,12 @@ LANGUAGE C STRICT STABLE
 SET search_path = pg_catalog
 AS 'MODULE_PATHNAME', 'sfcache_capture_triggers_0_3';
 
+CREATE FUNCTION sfcache.column_untrackable(rel regclass, column_name name)
+RETURNS text
+LANGUAGE C STRICT STABLE
+SET search_path = pg_catalog
+AS 'MODULE_PATHNAME', 'sfcache_column_untrackable_0_3';
+
 CREATE VIEW sfcache.tracked_columns AS
 	SELECT relation, column_name, trigger_name, active
 	FROM sfcache.capture_triggers();
@@ -444,7 +450,12 @@ DECLARE
 	col name;
 	existing oid;
 	args text;
+	why text;
 BEGIN
+	IF rel IS NULL OR columns IS NULL THEN
+		RAISE EXCEPTION 'the table and its columns must not be null'
+			USING ERRCODE = 'null_value_not_allowed';
+	END IF;
 	SELECT c.relkind INTO kind FROM pg_catalog.pg_class c WHERE c.oid OPERATOR(pg_catalog.=) rel;
 	IF kind IS NULL OR kind NOT IN ('r', 'p') THEN
 		RAISE EXCEPTION 'cannot track columns of "%"', rel
@@ -458,6 +469,13 @@ BEGIN
 			  AND a.attnum OPERATOR(pg_catalog.>) 0 AND NOT a.attisdropped) THEN
 			RAISE EXCEPTION 'column "%" of relation "%" does not exist', col, rel
 				USING ERRCODE = 'undefined_column';
+		END IF;
+		why := sfcache.column_untrackable(rel, col);
+		IF why IS NOT NULL THEN
+			RAISE EXCEPTION 'cannot track column "%" of "%"', col, rel
+				USING ERRCODE = 'feature_not_supported',
+					DETAIL = pg_catalog.format('Its values cannot be hashed so that equal values name the same tag: %s.', why),
+					HINT = 'Results that compare it with constants are invalidated by every write of the table.';
 		END IF;
 	END LOOP;
 	SELECT t.oid INTO existing FROM pg_catalog.pg_trigger t

@@ -30,8 +30,11 @@
 #include "funcapi.h"
 #include "utils/builtins.h"
 #include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/pg_locale.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/typcache.h"
 
 #include "cache/cache.h"
 
@@ -196,4 +199,33 @@ sfcache_capture_triggers_0_3(PG_FUNCTION_ARGS)
 	systable_endscan(scan);
 	table_close(catalog, AccessShareLock);
 	return (Datum) 0;
+}
+
+/*
+ * sfcache.column_untrackable(rel, column): why a column's values cannot
+ * name tags (the capture trigger would then count every write as one of
+ * the whole table), or NULL when they can.
+ */
+SFC_FUNCTION_INFO_V1(sfcache_column_untrackable_0_3);
+
+Datum
+sfcache_column_untrackable_0_3(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	Name		attname = PG_GETARG_NAME(1);
+	AttrNumber	attnum = get_attnum(relid, NameStr(*attname));
+	Oid			atttype;
+	int32		typmod;
+	Oid			attcoll;
+
+	if (attnum <= 0)
+		PG_RETURN_NULL();		/* the caller reports a missing column */
+	get_atttypetypmodcoll(relid, attnum, &atttype, &typmod, &attcoll);
+	if (!OidIsValid(lookup_type_cache(atttype, TYPECACHE_HASH_PROC)->hash_proc))
+		PG_RETURN_TEXT_P(cstring_to_text(psprintf("type %s has no default hash operator class",
+												  format_type_be(atttype))));
+	if (OidIsValid(attcoll) && !get_collation_isdeterministic(attcoll))
+		PG_RETURN_TEXT_P(cstring_to_text(psprintf("collation %s is not deterministic",
+												  get_collation_name(attcoll))));
+	PG_RETURN_NULL();
 }
