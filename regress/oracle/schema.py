@@ -268,5 +268,14 @@ def build(rng):
         if nope and rng.random() < 0.5:
             S("GRANT SELECT (id, k) ON %s TO %s" % (n, rng.choice(nope)))
     S("GRANT TRUNCATE ON t0, t2, h0, h0_c2, p0 TO ora_a")
+
+    # invalidation by key values: a random subset of tables tracked on k,
+    # some also on another column (plain inheritance members one by one)
+    for n, extra in [("t0", "id"), ("t1", None), ("t2", "id"), ("p0", "c_text"), ("p1", "m"),
+                     ("h0", None), ("h0_c1", None), ("h01_m", "c_text"), ("r0", "owner"),
+                     ("factors", None), ("cnt", None), ("fk_child", "pid"), ("audit", "what")]:
+        if rng.random() < 0.7:
+            cols = ["k"] + ([extra] if extra and rng.random() < 0.5 else [])
+            S("SELECT sfcache.track('%s', %s)" % (n, ", ".join("'%s'" % c for c in cols)))
     S("RESET ROLE")
     return sql, m

@@ -98,6 +98,11 @@ class Workload:
     def pred(self, rel, params, alias=None):
         """A WHERE predicate; int/text constants may become parameters."""
         cands = [(c, t) for c, t in rel.cols.items() if t in ("int", "text", "name")]
+        if "k" in rel.cols and self.r.random() < 0.3:
+            # the shape invalidation by key values serves: a tracked column = value
+            params.append(str(self.r.randint(0, 9)))
+            col = "%s.k" % alias if alias else "k"
+            return "%s = {P%d}" % (col, len(params) - 1)
         c, t = self.r.choice(cands)
         col = "%s.%s" % (alias, c) if alias else c
         if t == "int":
@@ -331,7 +336,7 @@ class Workload:
         kind = r.choice(["child", "dropchild", "inherit", "temp", "attach", "detach", "partof",
                          "domain", "dropdomain", "func", "view", "viewopt", "rls", "policy",
                          "addcol", "dropcol", "rename", "enum", "coltype", "index", "rewrite",
-                         "discard", "secdef"])
+                         "discard", "secdef", "track"])
         if kind == "enum":
             a, b = r.choice([("ok", "okay"), ("okay", "ok")])
             return self.as_owner(c, ["ALTER TYPE mood RENAME VALUE '%s' TO '%s'" % (a, b)])
@@ -406,6 +411,16 @@ class Workload:
             v = r.choice(["v_r0_inv", "v_r0_def", "v_r0_sb", "v0"])
             return self.as_owner(c, ["ALTER VIEW %s SET (%s = %s)" % (v, r.choice(["security_invoker", "security_barrier"]),
                                                                      r.choice(["true", "false"]))])
+        if kind == "track":
+            t = r.choice(["t0", "t1", "t2", "p0", "h0", "h0_c1", "r0", "factors"])
+            return self.as_owner(c, [r.choice([
+                "SELECT sfcache.track('%s', 'k')" % t,
+                "SELECT sfcache.track('%s', 'id')" % t,
+                "SELECT sfcache.untrack('%s', 'k')" % t,
+                "ALTER TABLE %s DISABLE TRIGGER USER" % t,
+                "ALTER TABLE %s ENABLE TRIGGER USER" % t,
+                "ALTER TABLE %s ENABLE ALWAYS TRIGGER sfcache_capture" % t,
+            ])])
         if kind == "rls":
             return self.as_owner(c, ["ALTER TABLE r0 %s ROW LEVEL SECURITY" % r.choice(["ENABLE", "DISABLE", "FORCE", "NO FORCE"])])
         if kind == "policy":
