@@ -10,7 +10,7 @@ set -euo pipefail
 . "$BENCH_SRC/bench/lib.sh"
 
 if [ "$BENCH_QUICK" = yes ]; then clients=${BENCH_MIX_CLIENTS:-32}; else clients=${BENCH_MIX_CLIENTS:-16 64}; fi
-wrate=${BENCH_MIX_WRITE_RATE:-10}
+wrate=${BENCH_MIX_WRITE_RATE:-10}	# commits/s, or a list: "10 100"
 # A page takes ~25 ms of server CPU: measure for at least 2 s (1 s under
 # --quick, to stay under 5 minutes).
 [ "$BENCH_QUICK" = yes ] || BENCH_DUR=$((BENCH_DUR < 2 ? 2 : BENCH_DUR))
@@ -65,7 +65,7 @@ bench_log "mix warm-up: top $warm_users students, $(($(date +%s) - warm_started)
 # Every run without the writer first: a writer's commits to lms_notification
 # invalidate every cached result that read it, and the runs after it would
 # measure the cache refilling instead of the steady state.
-for w in none "$wrate"; do
+for w in none $wrate; do
 	for run in $(runs); do
 		for c in $clients; do
 			for t in $targets; do
@@ -106,7 +106,7 @@ md "## Dashboard mix: 12 queries per page, Zipf students" "" \
 	"(plain PostgreSQL, which has no cache to fill, gets one second of the workload to warm its buffers)." ""
 md "| clients | writer | target | pages/s | hit % | CPU/page (ms) |" "| ---: | --- | --- | ---: | ---: | ---: |"
 for c in $clients; do
-	for w in none "$wrate"; do
+	for w in none $wrate; do
 		wl=none; [ "$w" != none ] && wl="$w/s"
 		[ "$BENCH_SFC_CACHE" = yes ] || md "| $c | $wl | sfcache | $SFC_NA | | |"
 		for t in $targets; do
@@ -118,7 +118,7 @@ done
 md "" "| clients | writer | pages/s sfcache / plain | pages/s sfcache / pgpool-II | pages/s pgpool-II / plain | CPU/page sfcache / plain |" \
 	"| ---: | --- | ---: | ---: | ---: | ---: |"
 for c in $clients; do
-	for w in none "$wrate"; do
+	for w in none $wrate; do
 		wl=none; [ "$w" != none ] && wl="$w/s"
 		if [ "$BENCH_SFC_CACHE" = yes ]; then
 			a=$(ratio_cell mix "$c/$w/sfc/pages" "$c/$w/plain/pages"); b=$(ratio_cell mix "$c/$w/sfc/pages" "$c/$w/pgpool/pages")
@@ -133,7 +133,7 @@ md "" "Goal: sfcache ≥ 5× plain pages/s."
 {
 	echo "# case sfc plain pgpool"
 	for c in $clients; do
-		for w in none "$wrate"; do
+		for w in none $wrate; do
 			wl="no writer"; [ "$w" != none ] && wl="writer $w/s"
 			printf '"%s, %s"' "$c" "$wl"
 			for t in sfc plain pgpool; do
