@@ -467,9 +467,9 @@ note_row_write(Oid relid)
 		Oid			t = lfirst_oid(lc);
 		List	   *cols;
 
-		if (get_rel_relkind(t) != RELKIND_RELATION)
+		if (get_rel_relkind(t) == RELKIND_PARTITIONED_TABLE)
 			continue;			/* holds no rows */
-		cols = CacheTrackedColumnsOf(t);
+		cols = get_rel_relkind(t) == RELKIND_RELATION ? CacheTrackedColumnsOf(t) : NIL;
 		if (cols == NIL)
 			all_captured = false;
 		target_columns = lappend(target_columns, cols);
@@ -499,8 +499,11 @@ note_row_write(Oid relid)
 				if (!columns_cover(lfirst(lt), need))
 					whole = true;
 		}
-		else if (relkind != RELKIND_RELATION || !list_member_oid(targets, x))
-			whole = true;		/* a plain inheritance parent, or a view */
+		else if (relkind != RELKIND_RELATION || !list_member_oid(targets, x) ||
+				 has_subclass(x))
+			whole = true;		/* a plain inheritance parent (the capture of a
+								 * child's rows names only partitioned
+								 * ancestors), a view, a foreign table */
 		if (whole)
 		{
 			if (!list_member_oid(whole_relids, x))

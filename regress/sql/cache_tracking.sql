@@ -201,6 +201,28 @@ UPDATE event SET kind = 'a', user_id = 7 WHERE id = 2;
 :o SELECT count(*) FROM event WHERE user_id = 7;
 :o SELECT count(*) FROM event WHERE user_id = 5;
 
+-- Plain inheritance: a child's captured rows name no tag of its parent (only
+-- partitioned ancestors), so writes through or below a tracked parent drop
+-- every result over the parent; results over a tracked child alone survive.
+CREATE TABLE animal (id int, owner_id int);
+CREATE TABLE dog (breed text) INHERITS (animal);
+INSERT INTO animal VALUES (1, 5), (2, 7);
+INSERT INTO dog VALUES (3, 5, 'x'), (4, 7, 'y');
+SELECT sfcache.track('animal', 'owner_id');
+SELECT sfcache.track('dog', 'owner_id');
+SELECT count(*) FROM animal WHERE owner_id = 5;
+SELECT count(*) FROM dog WHERE owner_id = 7;
+UPDATE animal SET owner_id = 7 WHERE id = 3;
+:o SELECT count(*) FROM animal WHERE owner_id = 5;
+SELECT count(*) FROM animal WHERE owner_id = 5;
+:o SELECT count(*) FROM dog WHERE owner_id = 7;
+SELECT count(*) FROM dog WHERE owner_id = 7;
+SELECT count(*) FROM dog WHERE owner_id = 5;
+INSERT INTO dog VALUES (5, 7, 'z');
+:o SELECT count(*) FROM animal WHERE owner_id = 5;
+:o SELECT count(*) FROM dog WHERE owner_id = 5;
+DROP TABLE animal, dog;
+
 -- Fallbacks to the whole relation.
 SELECT count(*) FROM notif WHERE user_id = 7;
 -- a disabled trigger captures nothing: every write drops every result
