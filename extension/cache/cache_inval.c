@@ -459,6 +459,15 @@ note_row_write(Oid relid)
 		find_captured(relid) != NULL)
 		return;
 
+	/*
+	 * An untracked table is written whole without looking further: only a
+	 * tracked hierarchy pays for locking and reading its members.
+	 */
+	if (CacheTrackedColumnsOf(relid) == NIL)
+	{
+		note_write(relid);
+		return;
+	}
 	targets = list_make1_oid(relid);
 	if (has_subclass(relid))
 		targets = list_concat_unique_oid(targets, find_all_inheritors(relid, NoLock, NULL));
