@@ -5,8 +5,9 @@
  *		suggestion its CREATE INDEX CONCURRENTLY IF NOT EXISTS (and, with
  *		--replace, the DROPs of the indexes it makes redundant, after it),
  *		the reverse of both, and the comment lines with the evidence
- *		(cache settings: cache_settings.c). Every identifier goes through PQescapeIdentifier; key
- *		expressions and predicates are the server's own deparsed text.
+ *		(cache settings: cache_settings.c). Every identifier goes through
+ *		PQescapeIdentifier; key expressions and predicates are the server's
+ *		own deparsed text.
  *
  *-------------------------------------------------------------------------
  */

@@ -165,7 +165,7 @@ is($node->safe_psql('app', $indexes), 'lms_notification_user_id_5e1a1b2c',
 is($node->safe_psql('app', 'SELECT count(*) FROM sfcache.tracked_columns'), '0', 'user_id untracked');
 is($node->safe_psql('app', 'SELECT count(*) FROM sfcache.relation_settings WHERE excluded'), '0',
 	'lms_event_log included');
-like(slurp_file($down), qr/SELECT sfcache\.include\([^\n]+\n(--[^\n]*\n|\n)*SELECT sfcache\.untrack\(/,
+like(slurp_file($down), qr/SELECT sfcache\.untrack\([^\n]+\n(--[^\n]*\n|\n)*SELECT sfcache\.include\([^\n]+\n\n-- index /,
 	'down: the cache settings reversed, in reverse order');
 command_checks_all(advisor('--no-cache-settings', $conn),
 	1, [$gin, $unread], [qr/4 indexes/], 'after down: the same advice again');
