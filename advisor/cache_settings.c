@@ -12,8 +12,8 @@
  *		plain column with "=" (also IN and = ANY) against values that vary
  *		between executions (constant_varies: another constant or a
  *		parameter), where sfcache.column_untrackable() accepts the column:
- *		of its two such columns with the most sampled calls, each one not
- *		tracked yet (in sfcache.tracked_columns, active or not: a disabled
+ *		of its two such columns (tracked or not) with the most sampled
+ *		calls, each one not tracked yet (in sfcache.tracked_columns, active or not: a disabled
  *		trigger is the owner's choice) gets sfcache.track(), and
  *		sfcache.untrack() to reverse it.
  *
@@ -24,12 +24,15 @@
  *		that read it (the quals' query ids) are looked up in
  *		sfcache.statements: when their results were stored and hits reach a
  *		quarter of the stores, the results are read before they die and
- *		nothing is recommended; when nothing was stored (cache off, or no
+ *		nothing is recommended (below that, storing costs more than the
+ *		hits save); when nothing was stored (cache off, or no
  *		counters visible), the rule rests on the write rate alone and the
  *		comment says so. Otherwise sfcache.exclude(), reversed by
  *		sfcache.include().
  *
- *		Tables of the sfcache and system schemas are left out. A column is
+ *		A partition's writes and quals count for its partition root, the
+ *		table recommended. Tables of the sfcache and system schemas are
+ *		left out. A column is
  *		matched to a qual's expression, the server's deparsed key, by
  *		comparing with quote_ident(attname) and with the always-quoted form
  *		(quote_all_identifiers), never by parsing the text. Quals served
@@ -53,25 +56,39 @@
 /*
  * The written tables ($1: minimum rate) and their recorded quals on a plain
  * column compared with "=" to varying values, where the column can be
- * tracked. search_path is empty: every name resolves in pg_catalog.
+ * tracked. A partition's writes and quals count for its partition root
+ * (tracking the root covers every partition, and statements read through
+ * it): the root's write count is the largest of theirs, a lower bound.
+ * search_path is empty: every name resolves in pg_catalog.
  */
 #define CACHE_CTES \
-"WITH t AS (\n" \
-"  SELECT c.oid AS relid, a.schemaname, a.tablename, a.invalidations,\n" \
-"    a.invalidations_per_minute\n" \
+"WITH w AS (\n" \
+"  SELECT COALESCE(pg_catalog.pg_partition_root(c.oid), c.oid) AS relid,\n" \
+"    a.invalidations, a.invalidations_per_minute\n" \
 "  FROM sfcache.table_activity a\n" \
 "  JOIN pg_catalog.pg_namespace n ON n.nspname = a.schemaname\n" \
-"  JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = a.tablename\n" \
-"  WHERE a.schemaname <> 'sfcache' AND a.schemaname <> 'information_schema'\n" \
-"    AND a.schemaname !~ '^pg_' AND c.relkind IN ('r', 'p')\n" \
-"    AND a.invalidations >= 2 AND a.invalidations_per_minute >= $1::float8\n" \
+"  JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = a.tablename),\n" \
+"t AS (\n" \
+"  SELECT w.relid, n.nspname AS schemaname, c.relname AS tablename,\n" \
+"    pg_catalog.max(w.invalidations) AS invalidations,\n" \
+"    pg_catalog.max(w.invalidations_per_minute) AS invalidations_per_minute\n" \
+"  FROM w\n" \
+"  JOIN pg_catalog.pg_class c ON c.oid = w.relid\n" \
+"  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace\n" \
+"  WHERE n.nspname <> 'sfcache' AND n.nspname <> 'information_schema'\n" \
+"    AND n.nspname !~ '^pg_' AND c.relkind IN ('r', 'p')\n" \
 "    AND NOT EXISTS (SELECT FROM sfcache.relation_settings s\n" \
-"      WHERE s.relid = c.oid AND s.excluded)),\n" \
+"      WHERE s.relid = c.oid AND s.excluded)\n" \
+"  GROUP BY w.relid, n.nspname, c.relname\n" \
+"  HAVING pg_catalog.max(w.invalidations) >= 2\n" \
+"    AND pg_catalog.max(w.invalidations_per_minute) >= $1::float8),\n" \
 "q AS (\n" \
 "  SELECT t.relid, q.expression, q.operator::pg_catalog.oid AS opno, q.kind,\n" \
 "    q.calls, q.queryids, q.constant_varies\n" \
 "  FROM sfcache.advice_quals q\n" \
-"  JOIN t ON t.schemaname = q.schemaname AND t.tablename = q.tablename),\n" \
+"  JOIN pg_catalog.pg_namespace n ON n.nspname = q.schemaname\n" \
+"  JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = q.tablename\n" \
+"  JOIN t ON t.relid = COALESCE(pg_catalog.pg_partition_root(c.oid), c.oid)),\n" \
 "eq AS (\n" \
 "  SELECT q.relid, a.attname, q.calls, q.queryids\n" \
 "  FROM q\n" \

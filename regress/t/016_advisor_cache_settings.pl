@@ -2,7 +2,8 @@
 # on a recorded workload: a table written often and read with "=" (or IN)
 # against varying values gets its two most used such columns tracked; an
 # already tracked column, a constant that never varies, a table written once
-# and the third column get nothing; a table written over 60 times a minute
+# and the third column get nothing; a partitioned table, whose quals are
+# recorded on its partitions, gets its root tracked; a table written over 60 times a minute
 # whose results are stored and never read, and one whose only equality
 # column cannot be tracked (money: no hash opclass), get excluded, but not
 # one whose results are read several times between writes. Identifiers
@@ -38,6 +39,9 @@ CREATE TABLE feed (id serial PRIMARY KEY, at int NOT NULL);
 CREATE TABLE popular (id serial PRIMARY KEY, at int NOT NULL);
 CREATE TABLE ledger (id serial PRIMARY KEY, amount money NOT NULL);
 CREATE TABLE quiet (id serial PRIMARY KEY, user_id int NOT NULL);
+CREATE TABLE ev (id int NOT NULL, user_id int NOT NULL) PARTITION BY RANGE (id);
+CREATE TABLE ev_1 PARTITION OF ev FOR VALUES FROM (0) TO (1000);
+CREATE TABLE ev_2 PARTITION OF ev FOR VALUES FROM (1000) TO (2000);
 SELECT sfcache.track('tracked', 'user_id');
 });
 
@@ -56,6 +60,8 @@ SELECT count(*) FROM tracked WHERE user_id = $u;
 INSERT INTO "My Schema"."Odd ""Table""" ("User Id", "it's") VALUES ($u, $c);
 SELECT count(*) FROM "My Schema"."Odd ""Table""" WHERE "User Id" = $u;
 SELECT count(*) FROM "My Schema"."Odd ""Table""" WHERE "it's" = $c;
+INSERT INTO ev VALUES ($i * 60, $u);
+SELECT count(*) FROM ev WHERE user_id = $u;
 };
 	$sql .= "SELECT count(*) FROM notif WHERE kind = $i % 4;\n" if $i <= 10;
 }
@@ -77,17 +83,18 @@ $node->safe_psql('app', $sql);
 my $odd = q{'"My Schema"."Odd ""Table"""'::regclass};
 my ($ret, $stdout, $stderr) = run_advisor(valgrind_advisor('--max-indexes=0', $conn));
 is($ret, 1, 'cache settings alone: exit 1 (valgrind)');
-like($stderr, qr/^sfcache-advisor: 0 indexes and 6 cache settings suggested/m, 'summary');
-like($stdout, qr/^-- migration: 0 indexes, 6 cache settings$/m, 'header');
+like($stderr, qr/^sfcache-advisor: 0 indexes and 7 cache settings suggested/m, 'summary');
+like($stdout, qr/^-- migration: 0 indexes, 7 cache settings$/m, 'header');
 my @stmts = grep { /^SELECT sfcache\./ } split /\n/, $stdout;
 is_deeply(\@stmts, [
 	qq{SELECT sfcache.track($odd, 'User Id');},
 	qq{SELECT sfcache.track($odd, 'it''s');},
+	q{SELECT sfcache.track('"public"."ev"'::regclass, 'user_id');},
 	q{SELECT sfcache.exclude('"public"."feed"'::regclass);},
 	q{SELECT sfcache.exclude('"public"."ledger"'::regclass);},
 	q{SELECT sfcache.track('"public"."notif"'::regclass, 'course_id');},
 	q{SELECT sfcache.track('"public"."notif"'::regclass, 'user_id');},
-], 'track the two best varying "=" columns, exclude unread or untrackable tables, quoted; nothing for tracked, popular, quiet, status, kind');
+], 'track the two best varying "=" columns (a partitioned table: its root), exclude unread or untrackable tables, quoted; nothing for tracked, popular, quiet, status, kind');
 like($stdout, qr/^-- track public\.notif\.user_id: the table is written [\d.]+ times a minute \(30 writes\); statements compare the column with = to varying values\n-- statements: 1, 30 calls \(sampled\)\n-- {3}query id -?\d+ \(result cache: 30 calls, \d+ hits\): SELECT count\(\*\) FROM notif WHERE user_id = \d AND status = 'unread'\nSELECT/m,
 	'track evidence: writes, rate, statements, calls and text');
 like($stdout, qr/^-- exclude public\.feed: the table is written [\d.]+ times a minute \(100 writes\) and no statement compares a column that can be tracked with = to varying values\n-- statements: 1, 100 calls \(sampled\)\n-- {3}query id -?\d+ \(result cache: 100 calls, 0 hits\): SELECT count\(\*\) FROM feed WHERE at > 0\n-- result cache: 100 results stored, 0 hits: cached results die before they are read\nSELECT/m,
@@ -99,7 +106,7 @@ like($stdout, qr/^-- exclude public\.ledger: .*\n.*\n.*amount = '\d'::money\n-- 
 ($ret, $stdout) = run_advisor(valgrind_advisor('--format=json', '--max-indexes=0', '-q', $conn));
 is($ret, 1, 'json (valgrind)');
 my $doc = decode_json($stdout);
-is(scalar @{ $doc->{cache_settings} }, 6, 'json: six cache settings');
+is(scalar @{ $doc->{cache_settings} }, 7, 'json: seven cache settings');
 my ($feed) = grep { $_->{table} eq 'feed' } @{ $doc->{cache_settings} };
 is_deeply([ @$feed{qw(action column writes stores hits calls)} ], [ 'exclude', undef, 100, 100, 0, 100 ],
 	'json: exclude with its evidence');
@@ -110,7 +117,7 @@ is($user->{down}, qq{SELECT sfcache.untrack($odd, 'User Id');}, 'json: down');
 # Django: one RunSQL per setting.
 ($ret, $stdout) = run_advisor(valgrind_advisor('--format=django', '--max-indexes=0', '-q', $conn));
 is($ret, 1, 'django (valgrind)');
-is(scalar(() = $stdout =~ /migrations\.RunSQL\(/g), 6, 'django: six RunSQL');
+is(scalar(() = $stdout =~ /migrations\.RunSQL\(/g), 7, 'django: seven RunSQL');
 like($stdout, qr/^        # exclude public\.feed: .*\n(        # .*\n)+        migrations\.RunSQL\(\n            sql=\[\n                'SELECT sfcache\.exclude\(\\'"public"\."feed"\\'::regclass\);',\n            \],\n            reverse_sql=\[\n                'SELECT sfcache\.include\(\\'"public"\."feed"\\'::regclass\);',/m,
 	'django: exclude and include');
 
@@ -136,6 +143,7 @@ is_deeply(\@stmts, [
 	q{SELECT sfcache.untrack('"public"."notif"'::regclass, 'course_id');},
 	q{SELECT sfcache.include('"public"."ledger"'::regclass);},
 	q{SELECT sfcache.include('"public"."feed"'::regclass);},
+	q{SELECT sfcache.untrack('"public"."ev"'::regclass, 'user_id');},
 	qq{SELECT sfcache.untrack($odd, 'it''s');},
 	qq{SELECT sfcache.untrack($odd, 'User Id');},
 ], 'down: the reverse statements in reverse order');
@@ -154,7 +162,7 @@ sub psql_file
 my ($r, $err) = psql_file($up);
 is("$r $err", '0 ', 'the up migration applies with psql, without errors or notices');
 is($node->safe_psql('app', $state),
-	q{"My Schema"."Odd ""Table""".User Id:true "My Schema"."Odd ""Table""".it's:true notif.course_id:true notif.user_id:true tracked.user_id:true / feed ledger},
+	q{"My Schema"."Odd ""Table""".User Id:true "My Schema"."Odd ""Table""".it's:true ev.user_id:true ev_1.user_id:true ev_2.user_id:true notif.course_id:true notif.user_id:true tracked.user_id:true / feed ledger},
 	'after up: the columns tracked and active, the tables excluded');
 command_checks_all(advisor('--max-indexes=0', $conn), 0, [qr/^-- nothing to suggest$/m],
 	[qr/nothing to suggest/], 'after up: no cache setting left to suggest');
