@@ -94,6 +94,7 @@ ADVISOR = advisor/sfcache-advisor
 ADVISOR_OBJS = \
 	advisor/main.o \
 	advisor/apply.o \
+	advisor/cache_settings.o \
 	advisor/connect.o \
 	advisor/consolidate.o \
 	advisor/emit_django.o \
@@ -105,8 +106,7 @@ ADVISOR_OBJS = \
 	advisor/migration.o \
 	advisor/naming.o \
 	advisor/options.o \
-	advisor/strlist.o \
-	advisor/ttl.o
+	advisor/strlist.o
 
 $(ADVISOR_OBJS): CPPFLAGS += -I$(includedir)
 $(ADVISOR_OBJS): advisor/advisor.h

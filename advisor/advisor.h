@@ -2,8 +2,8 @@
  *
  * advisor.h
  *		Declarations shared by the files of sfcache-advisor: the options,
- *		the workload read from the database (advice, existing indexes, table
- *		churn, statements, column statistics) and the functions of each step
+ *		the workload read from the database (advice, existing indexes, cache
+ *		settings, statements, column statistics) and the functions of each step
  *		(fetch, consolidate, name, emit, apply).
  *
  *-------------------------------------------------------------------------
@@ -61,7 +61,7 @@ typedef struct AdvisorOptions
 	const char *name;			/* --name NAME (django) */
 	int			down;
 	int			replace;
-	int			no_ttl;
+	int			no_cache_settings;	/* --no-cache-settings (or --no-ttl) */
 	int			apply;
 	int			quiet;
 } AdvisorOptions;
@@ -125,16 +125,27 @@ typedef struct Advice
 	int			budget_skipped;
 } Advice;
 
-/* A per-table TTL recommendation from sfcache.table_activity. */
-typedef struct TableTtl
+/* What a cache setting recommendation does (cache_settings.c). */
+typedef enum CacheAction
 {
+	CACHE_TRACK,				/* sfcache.track(table, column) */
+	CACHE_EXCLUDE				/* sfcache.exclude(table) */
+} CacheAction;
+
+/* A result cache setting recommended from the table churn and the quals. */
+typedef struct CacheSetting
+{
+	CacheAction action;
 	char	   *schema;
 	char	   *table;
-	long long	writes;
+	char	   *column;			/* track: the column; exclude: NULL */
+	long long	writes;			/* committed transactions that wrote it */
 	double		writes_per_minute;
-	int			current_s;		/* existing per-table TTL, 0 if none */
-	int			ttl_s;			/* recommendation, 0 if none */
-} TableTtl;
+	long long	calls;			/* sampled calls of the quals behind it */
+	StrList		queryids;		/* the statements behind it */
+	long long	stores;			/* exclude: their results stored ... */
+	long long	hits;			/* ... and read from the cache */
+} CacheSetting;
 
 /* A statement shape from sfcache.statements, for the evidence. */
 typedef struct StatementInfo
@@ -167,9 +178,8 @@ typedef struct Workload
 	int			nadvice;
 	ExistingIndex *existing;
 	int			nexisting;
-	TableTtl   *ttl;
-	int			nttl;
-	int			global_ttl_s;
+	CacheSetting *cache;
+	int			ncache;
 	StatementInfo *stmts;
 	int			nstmts;
 	ColumnStat *stats;
@@ -227,17 +237,18 @@ extern void consolidate(Workload *w, const AdvisorOptions *opts);
 /* naming.c */
 extern bool name_indexes(PGconn *conn, Workload *w);
 
-/* ttl.c */
-extern bool ttl_fetch(PGconn *conn, const AdvisorOptions *opts, Workload *w);
-extern int	ttl_recommend(double writes_per_minute, long long writes, int global_s);
-extern int	ttl_count(const Workload *w);
+/* cache_settings.c */
+extern bool cache_settings_fetch(PGconn *conn, const AdvisorOptions *opts, Workload *w);
+extern int	cache_settings_count(const Workload *w);
+extern void cache_setting_sql(PGconn *conn, const CacheSetting *s, int down, PQExpBuffer out);
+extern void cache_setting_evidence(const Workload *w, const CacheSetting *s, StrList *lines);
+extern void cache_settings_free(Workload *w);
 
 /* migration.c: the statements every format writes */
 extern void migration_up(PGconn *conn, const Workload *w, const Advice *a,
 						 int replace, StrList *out);
 extern void migration_down(PGconn *conn, const Workload *w, const Advice *a,
 						   int replace, StrList *out);
-extern void migration_ttl(PGconn *conn, const TableTtl *t, int down, PQExpBuffer out);
 extern void migration_evidence(const Workload *w, const Advice *a, int replace,
 							   StrList *lines);
 extern char *qualified_name(PGconn *conn, const char *schema, const char *name);

@@ -148,33 +148,33 @@ emit_index(FILE *out, PGconn *conn, const Workload *w, const Advice *a, int repl
 	strlist_free(&down);
 }
 
+/* One RunSQL per cache setting, with its evidence and its reverse. */
 static void
-emit_ttl(FILE *out, PGconn *conn, const Workload *w)
+emit_cache_settings(FILE *out, PGconn *conn, const Workload *w)
 {
-	StrList		lines = {0};
-	StrList		up = {0};
-	StrList		down = {0};
 	PQExpBufferData b;
 	int			i;
 
-	if (ttl_count(w) == 0)
-		return;
 	initPQExpBuffer(&b);
-	strlist_add(&lines, "Cache TTLs: half the mean interval between a table's writes, rounded down");
-	for (i = 0; i < w->nttl; i++)
+	for (i = 0; i < w->ncache; i++)
 	{
+		StrList		lines = {0};
+		StrList		up = {0};
+		StrList		down = {0};
+
+		cache_setting_evidence(w, &w->cache[i], &lines);
 		resetPQExpBuffer(&b);
-		migration_ttl(conn, &w->ttl[i], 0, &b);
+		cache_setting_sql(conn, &w->cache[i], 0, &b);
 		strlist_add(&up, b.data);
 		resetPQExpBuffer(&b);
-		migration_ttl(conn, &w->ttl[w->nttl - 1 - i], 1, &b);
+		cache_setting_sql(conn, &w->cache[i], 1, &b);
 		strlist_add(&down, b.data);
+		emit_run_sql(out, &lines, &up, &down);
+		strlist_free(&lines);
+		strlist_free(&up);
+		strlist_free(&down);
 	}
-	emit_run_sql(out, &lines, &up, &down);
 	termPQExpBuffer(&b);
-	strlist_free(&lines);
-	strlist_free(&up);
-	strlist_free(&down);
 }
 
 static void
@@ -213,7 +213,6 @@ emit_django(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *op
 	for (i = 0; i < w->nadvice; i++)
 		if (w->advice[i].chosen)
 			emit_index(out, conn, w, &w->advice[i], opts->replace);
-	if (!opts->no_ttl)
-		emit_ttl(out, conn, w);
-	fprintf(out, "%s]\n", w->nchosen + ttl_count(w) > 0 ? "\n    " : "");
+	emit_cache_settings(out, conn, w);
+	fprintf(out, "%s]\n", w->nchosen + cache_settings_count(w) > 0 ? "\n    " : "");
 }

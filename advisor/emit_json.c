@@ -4,7 +4,9 @@
  *		--format=json: the same data for tools. One object: the header
  *		fields, "indexes" (in the order the budget chose them, each with its
  *		name, table, method, keys, predicate, evidence, the existing indexes
- *		it makes redundant, and its "up" and "down" statements) and "ttl".
+ *		it makes redundant, and its "up" and "down" statements) and
+ *		"cache_settings" (each with its action, table, column, evidence and
+ *		its "up" and "down" statements).
  *
  *-------------------------------------------------------------------------
  */
@@ -111,31 +113,35 @@ json_index(FILE *out, PGconn *conn, const Workload *w, const Advice *a,
 }
 
 static void
-json_ttl(FILE *out, PGconn *conn, const Workload *w)
+json_cache_settings(FILE *out, PGconn *conn, const Workload *w)
 {
 	PQExpBufferData b;
 	int			i;
 
 	initPQExpBuffer(&b);
-	fputs("  \"ttl\": [\n", out);
-	for (i = 0; i < w->nttl; i++)
+	fputs("  \"cache_settings\": [\n", out);
+	for (i = 0; i < w->ncache; i++)
 	{
-		const TableTtl *t = &w->ttl[i];
+		const CacheSetting *s = &w->cache[i];
+		int			exclude = s->action == CACHE_EXCLUDE;
 
 		fputs("    {\n", out);
-		json_key_str(out, "      ", "schema", t->schema, 1);
-		json_key_str(out, "      ", "table", t->table, 1);
+		json_key_str(out, "      ", "action", exclude ? "exclude" : "track", 1);
+		json_key_str(out, "      ", "schema", s->schema, 1);
+		json_key_str(out, "      ", "table", s->table, 1);
+		json_key_str(out, "      ", "column", s->column, 1);
 		fprintf(out, "      \"writes\": %lld,\n      \"writes_per_minute\": %.2f,\n"
-				"      \"current_ttl_seconds\": %d,\n      \"ttl_seconds\": %d,\n",
-				t->writes, t->writes_per_minute,
-				t->current_s > 0 ? t->current_s : w->global_ttl_s, t->ttl_s);
+				"      \"calls\": %lld,\n", s->writes, s->writes_per_minute, s->calls);
+		json_list(out, "      ", "query_ids", &s->queryids, 1);
+		if (exclude)
+			fprintf(out, "      \"stores\": %lld,\n      \"hits\": %lld,\n", s->stores, s->hits);
 		resetPQExpBuffer(&b);
-		migration_ttl(conn, t, 0, &b);
+		cache_setting_sql(conn, s, 0, &b);
 		json_key_str(out, "      ", "up", b.data, 1);
 		resetPQExpBuffer(&b);
-		migration_ttl(conn, t, 1, &b);
+		cache_setting_sql(conn, s, 1, &b);
 		json_key_str(out, "      ", "down", b.data, 0);
-		fputs(i + 1 < w->nttl ? "    },\n" : "    }\n", out);
+		fputs(i + 1 < w->ncache ? "    },\n" : "    }\n", out);
 	}
 	fputs("  ]\n", out);
 	termPQExpBuffer(&b);
@@ -159,6 +165,6 @@ emit_json(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts
 		if (w->advice[i].chosen)
 			json_index(out, conn, w, &w->advice[i], opts, --left > 0);
 	fputs("  ],\n", out);
-	json_ttl(out, conn, w);
+	json_cache_settings(out, conn, w);
 	fputs("}\n", out);
 }

@@ -3,7 +3,8 @@
  * emit_sql.c
  *		--format=sql: a header (database, time, extension version, options),
  *		then per chosen index a comment block with its evidence and its
- *		statements, then the TTL section. --down writes the reverse, in the
+ *		statements, then the cache settings section (per setting its
+ *		evidence and statement). --down writes the reverse, in the
  *		reverse order. The file runs with psql as it is: every statement
  *		stands alone, outside any transaction (CREATE INDEX CONCURRENTLY).
  *
@@ -38,12 +39,13 @@ emit_header(FILE *out, const char *prefix, const Workload *w, const AdvisorOptio
 	line = psprintf("options: %s", w->options_text);
 	emit_comment(out, prefix, line);
 	free(line);
-	if (w->nchosen == 0 && ttl_count(w) == 0)
+	if (w->nchosen == 0 && cache_settings_count(w) == 0)
 		fprintf(out, "%snothing to suggest\n", prefix);
 	else
-		fprintf(out, "%s%s: %d index%s, %d cache TTL%s\n", prefix,
+		fprintf(out, "%s%s: %d index%s, %d cache setting%s\n", prefix,
 				opts->down ? "reverse migration" : "migration",
-				w->nchosen, w->nchosen == 1 ? "" : "es", ttl_count(w), ttl_count(w) == 1 ? "" : "s");
+				w->nchosen, w->nchosen == 1 ? "" : "es",
+				cache_settings_count(w), cache_settings_count(w) == 1 ? "" : "s");
 	if (w->nbudget_skipped > 0)
 		fprintf(out, "%s%d more suggestion%s left out by --max-indexes or --max-size\n", prefix,
 				w->nbudget_skipped, w->nbudget_skipped == 1 ? "" : "s");
@@ -79,27 +81,31 @@ emit_index(FILE *out, PGconn *conn, const Workload *w, const Advice *a,
 	strlist_free(&stmts);
 }
 
+/* The cache settings, each after its evidence; --down: reversed, in reverse. */
 static void
-emit_ttl(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts)
+emit_cache_settings(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts)
 {
 	PQExpBufferData b;
 	int			i;
+	int			j;
 
-	if (ttl_count(w) == 0)
+	if (cache_settings_count(w) == 0)
 		return;
-	fprintf(out, "\n-- Cache TTLs: half the mean interval between a table's writes, rounded down\n");
+	fprintf(out, "\n-- Cache settings: track the key columns of written tables, exclude tables\n"
+			"-- whose cached results die before they are read\n");
 	initPQExpBuffer(&b);
-	for (i = 0; i < w->nttl; i++)
+	for (i = 0; i < w->ncache; i++)
 	{
-		const TableTtl *t = &w->ttl[i];
+		const CacheSetting *s = &w->cache[opts->down ? w->ncache - 1 - i : i];
+		StrList		lines = {0};
 
+		cache_setting_evidence(w, s, &lines);
+		fprintf(out, "\n");
+		for (j = 0; j < lines.n; j++)
+			fprintf(out, "-- %s\n", lines.items[j]);
+		strlist_free(&lines);
 		resetPQExpBuffer(&b);
-		appendPQExpBuffer(&b, "%s.%s: %lld writes, %.2f per minute; TTL now %d s",
-						  t->schema, t->table, t->writes, t->writes_per_minute,
-						  t->current_s > 0 ? t->current_s : w->global_ttl_s);
-		emit_comment(out, "-- ", b.data);
-		resetPQExpBuffer(&b);
-		migration_ttl(conn, t, opts->down, &b);
+		cache_setting_sql(conn, s, opts->down, &b);
 		fprintf(out, "%s\n", b.data);
 	}
 	termPQExpBuffer(&b);
@@ -112,7 +118,7 @@ emit_sql(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts)
 
 	emit_header(out, "-- ", w, opts);
 	if (opts->down)
-		emit_ttl(out, conn, w, opts);
+		emit_cache_settings(out, conn, w, opts);
 	for (i = 0; i < w->nadvice; i++)
 	{
 		const Advice *a = &w->advice[opts->down ? w->nadvice - 1 - i : i];
@@ -121,5 +127,5 @@ emit_sql(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts)
 			emit_index(out, conn, w, a, opts);
 	}
 	if (!opts->down)
-		emit_ttl(out, conn, w, opts);
+		emit_cache_settings(out, conn, w, opts);
 }

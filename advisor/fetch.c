@@ -260,7 +260,8 @@ fetch_column_stats(PGconn *conn, Workload *w)
 
 /*
  * Read the advice, existing indexes and statements: not the column
- * statistics (which need the choice made) nor the table activity (ttl.c).
+ * statistics (which need the choice made) nor the cache settings
+ * (cache_settings.c).
  */
 bool
 fetch_workload(PGconn *conn, const AdvisorOptions *opts, Workload *w)
@@ -301,11 +302,6 @@ workload_free(Workload *w)
 		free(w->existing[i].tail);
 		indexdef_free(&w->existing[i].def);
 	}
-	for (i = 0; i < w->nttl; i++)
-	{
-		free(w->ttl[i].schema);
-		free(w->ttl[i].table);
-	}
 	for (i = 0; i < w->nstmts; i++)
 	{
 		free(w->stmts[i].queryid);
@@ -319,7 +315,6 @@ workload_free(Workload *w)
 	}
 	free(w->advice);
 	free(w->existing);
-	free(w->ttl);
 	free(w->stmts);
 	free(w->stats);
 	free(w->dbname);

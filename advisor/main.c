@@ -93,12 +93,12 @@ summary(const Workload *w, const AdvisorOptions *opts)
 	snprintf(counts, sizeof(counts),
 			 "(%d merged into another, %d left out by the budget, %d left out by the filters)",
 			 merged, w->nbudget_skipped, w->nfiltered);
-	if (w->nchosen + ttl_count(w) == 0)
+	if (w->nchosen + cache_settings_count(w) == 0)
 		pg_log_info("nothing to suggest %s", counts);
 	else
-		pg_log_info("%d index%s and %d cache TTL%s suggested %s",
+		pg_log_info("%d index%s and %d cache setting%s suggested %s",
 					w->nchosen, w->nchosen == 1 ? "" : "es",
-					ttl_count(w), ttl_count(w) == 1 ? "" : "s", counts);
+					cache_settings_count(w), cache_settings_count(w) == 1 ? "" : "s", counts);
 }
 
 /* false (and a message) once Ctrl-C was pressed. */
@@ -124,9 +124,10 @@ run(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 
 	if (opts->apply && !apply_lock(conn, opts->quiet))
 		return ADVISOR_EXIT_USAGE;
-	/* ttl.c uses fetch.c, not the reverse: the table activity is read here */
+	/* cache_settings.c uses fetch.c, not the reverse: they are read here */
 	if (!fetch_workload(conn, opts, w) ||
-		(!opts->no_ttl && !ttl_fetch(conn, opts, w)) || !not_canceled())
+		(!opts->no_cache_settings && !cache_settings_fetch(conn, opts, w)) ||
+		!not_canceled())
 		return ADVISOR_EXIT_USAGE;
 	consolidate(w, opts);
 	if (!name_indexes(conn, w) || !fetch_column_stats(conn, w) ||
@@ -145,7 +146,7 @@ run(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 	if (!ok || !not_canceled())
 		return ADVISOR_EXIT_USAGE;
 	summary(w, opts);
-	status = w->nchosen + ttl_count(w) > 0 ? ADVISOR_EXIT_SUGGESTED : ADVISOR_EXIT_NOTHING;
+	status = w->nchosen + cache_settings_count(w) > 0 ? ADVISOR_EXIT_SUGGESTED : ADVISOR_EXIT_NOTHING;
 	if (opts->apply && apply_migration(conn, w, opts) == ADVISOR_EXIT_USAGE)
 		status = ADVISOR_EXIT_USAGE;
 	return status;
@@ -177,6 +178,7 @@ main(int argc, char **argv)
 		status = run(conn, &opts, &w);
 	}
 	free(opts.tables);
+	cache_settings_free(&w);
 	workload_free(&w);
 	advisor_disconnect(conn);
 	return status;

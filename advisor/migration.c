@@ -4,9 +4,10 @@
  *		The statements and the evidence every format writes: per chosen
  *		suggestion its CREATE INDEX CONCURRENTLY IF NOT EXISTS (and, with
  *		--replace, the DROPs of the indexes it makes redundant, after it),
- *		the reverse of both, the TTL lines, and the comment lines with the
- *		evidence. Every identifier goes through PQescapeIdentifier; key
- *		expressions and predicates are the server's own deparsed text.
+ *		the reverse of both, and the comment lines with the evidence
+ *		(cache settings: cache_settings.c). Every identifier goes through
+ *		PQescapeIdentifier; key expressions and predicates are the server's
+ *		own deparsed text.
  *
  *-------------------------------------------------------------------------
  */
@@ -153,21 +154,4 @@ migration_down(PGconn *conn, const Workload *w, const Advice *a, int replace, St
 											   NULL, e->tail));
 	}
 	strlist_add_nocopy(out, drop_sql(conn, a->schema, a->name));
-}
-
-/* SELECT sfcache.set_ttl(...) for t, or its reverse. */
-void
-migration_ttl(PGconn *conn, const TableTtl *t, int down, PQExpBuffer out)
-{
-	char	   *rel = qualified_name(conn, t->schema, t->table);
-	char	   *lit = esc_literal(conn, rel);
-
-	if (!down)
-		appendPQExpBuffer(out, "SELECT sfcache.set_ttl(%s::regclass, '%d seconds');", lit, t->ttl_s);
-	else if (t->current_s > 0)
-		appendPQExpBuffer(out, "SELECT sfcache.set_ttl(%s::regclass, '%d seconds');", lit, t->current_s);
-	else
-		appendPQExpBuffer(out, "SELECT sfcache.reset_ttl(%s::regclass);", lit);
-	free(rel);
-	free(lit);
 }

@@ -28,7 +28,7 @@ enum
 	OPT_NAME,
 	OPT_DOWN,
 	OPT_REPLACE,
-	OPT_NO_TTL,
+	OPT_NO_CACHE_SETTINGS,
 	OPT_APPLY
 };
 
@@ -59,7 +59,7 @@ usage(void)
 		   "      --down               write the reverse migration\n"
 		   "      --replace            drop the existing indexes a suggestion makes\n"
 		   "                           redundant (never those backing a constraint)\n"
-		   "      --no-ttl             leave out the cache TTL recommendations\n"
+		   "      --no-cache-settings  leave out the cache setting recommendations\n"
 		   "      --app=LABEL          django: the application label\n"
 		   "      --name=NAME          django: the migration name\n\n"
 		   "Selection options:\n"
@@ -232,8 +232,8 @@ parse_output(AdvisorOptions *opts, int c, const char *arg)
 		case OPT_REPLACE:
 			opts->replace = 1;
 			return 1;
-		case OPT_NO_TTL:
-			opts->no_ttl = 1;
+		case OPT_NO_CACHE_SETTINGS:
+			opts->no_cache_settings = 1;
 			return 1;
 	}
 	return 0;
@@ -309,7 +309,9 @@ advisor_parse_options(int argc, char **argv, AdvisorOptions *opts)
 		{"name", required_argument, NULL, OPT_NAME},
 		{"down", no_argument, NULL, OPT_DOWN},
 		{"replace", no_argument, NULL, OPT_REPLACE},
-		{"no-ttl", no_argument, NULL, OPT_NO_TTL},
+		{"no-cache-settings", no_argument, NULL, OPT_NO_CACHE_SETTINGS},
+		/* the name before 0.3, when TTLs were recommended: hidden */
+		{"no-ttl", no_argument, NULL, OPT_NO_CACHE_SETTINGS},
 		{"apply", no_argument, NULL, OPT_APPLY},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, '?'},
@@ -363,8 +365,8 @@ advisor_options_text(const AdvisorOptions *opts)
 		appendPQExpBufferStr(&b, " --down");
 	if (opts->replace)
 		appendPQExpBufferStr(&b, " --replace");
-	if (opts->no_ttl)
-		appendPQExpBufferStr(&b, " --no-ttl");
+	if (opts->no_cache_settings)
+		appendPQExpBufferStr(&b, " --no-cache-settings");
 	if (opts->apply)
 		appendPQExpBufferStr(&b, " --apply");
 	if (opts->max_indexes >= 0)

@@ -11,7 +11,7 @@ like($version, qr/^sfcache-advisor \d+\.\d+/, '--version prints the version');
 $version =~ s/^sfcache-advisor (\S+)\s*$/$1/;
 
 command_checks_all([ 'sfcache-advisor', '--help' ],
-	0, [ qr/Usage:/, qr/--dbname/, qr/Exit status/ ], [qr/^$/], '--help');
+	0, [ qr/Usage:/, qr/--dbname/, qr/--no-cache-settings/, qr/Exit status/ ], [qr/^$/], '--help');
 
 command_checks_all([ 'sfcache-advisor', '--no-such-option' ],
 	2, [qr/^$/], [qr/Try "sfcache-advisor --help"/], 'unknown option');

@@ -1,5 +1,5 @@
 # sfcache-advisor on a recorded workload: the sql, json and django formats
-# (each under valgrind), the evidence and the TTL section, --replace, the
+# (each under valgrind), the evidence and the cache settings, --replace, the
 # budget and filter options; the sql output applies cleanly with psql, the
 # recorded statements then use the new indexes, and --down undoes it all.
 use strict;
@@ -18,16 +18,17 @@ command_checks_all(valgrind_advisor($conn),
 	0, [qr/^-- sfcache-advisor .*\n-- generated .* UTC\n-- options: --format=sql\n-- nothing to suggest$/m],
 	[qr/^sfcache-advisor: nothing to suggest/], 'nothing recorded: exit 0 (valgrind)');
 
-# 200 writes to lms_university: at least 30 a minute for over 6 minutes,
-# so its TTL is 1 second (half the interval between writes, at least 1 s).
-run_workload($node, 200);
+# The dashboard, and the tables of the cache settings: lms_receipt gets
+# user_id tracked, lms_event_log excluded (AdvisorTest.pm).
+run_workload($node, 0);
+run_cache_workload($node);
 
 my $gin = qr/CREATE INDEX CONCURRENTLY IF NOT EXISTS "lms_announcement_scope_ids_gin" ON "public"\."lms_announcement" USING gin \("scope_ids" jsonb_path_ops\);/;
 my $unread = qr/CREATE INDEX CONCURRENTLY IF NOT EXISTS "lms_notification_user_id_status_is_deleted_idx" ON "public"\."lms_notification" USING btree \("user_id", "status", "is_deleted"\);/;
 command_checks_all(valgrind_advisor($conn),
 	1,
 	[
-		qr/^-- sfcache-advisor \S+, database "app", extension \S+\n-- generated \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\n-- options: --format=sql\n-- migration: 4 indexes, 1 cache TTL\n/,
+		qr/^-- sfcache-advisor \S+, database "app", extension \S+\n-- generated \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\n-- options: --format=sql\n-- migration: 4 indexes, 2 cache settings\n/,
 		$gin, $unread,
 		qr/USING gin \("tags" jsonb_ops\);/,
 		qr/USING btree \("university_id", "display_time"\) WHERE \(NOT is_deleted\);/,
@@ -37,10 +38,10 @@ command_checks_all(valgrind_advisor($conn),
 		qr/^-- estimated size: [\d.]+ (bytes|kB|MB)$/m,
 		qr/^-- key columns: "?user_id"? \(n_distinct 200\), "?status"? \(n_distinct 3\)/m,
 		qr/^-- makes redundant: existing index lms_notification_user_id_5e1a1b2c \(btree \(user_id\)\): run with --replace to drop it$/m,
-		qr/^-- Cache TTLs: .*\n-- public\.lms_university: 200 writes, [\d.]+ per minute; TTL now 300 s\nSELECT sfcache\.set_ttl\('"public"\."lms_university"'::regclass, '1 seconds'\);$/m,
+		qr/^-- Cache settings: .*\n.*\n\n-- exclude public\.lms_event_log: the table is written [\d.]+ times a minute \(600 writes\) and no statement compares a column that can be tracked with = to varying values\n-- statements: 1, 2 calls \(sampled\)\n-- {3}query id -?\d+ \(result cache: \d+ calls, \d+ hits\): SELECT count\(\*\) FROM lms_event_log WHERE id > 0\n-- result cache: no result of these statements stored \(sfcache\.statements\): this rests on the write rate alone\nSELECT sfcache\.exclude\('"public"\."lms_event_log"'::regclass\);\n\n-- track public\.lms_receipt\.user_id: the table is written [\d.]+ times a minute \(20 writes\); statements compare the column with = to varying values\n-- statements: 1, 20 calls \(sampled\)\n-- {3}query id -?\d+ \(result cache: \d+ calls, \d+ hits\): SELECT count\(\*\) FROM lms_receipt WHERE user_id = \d\nSELECT sfcache\.track\('"public"\."lms_receipt"'::regclass, 'user_id'\);\n\z/m,
 	],
-	[qr/^sfcache-advisor: 4 indexes and 1 cache TTL suggested/],
-	'sql format: header, evidence, CREATE statements, TTLs (valgrind)');
+	[qr/^sfcache-advisor: 4 indexes and 2 cache settings suggested/],
+	'sql format: header, evidence, CREATE statements, cache settings (valgrind)');
 
 my ($stdout) = run_command(advisor($conn));
 unlike($stdout, qr/DROP INDEX/, 'no DROP without --replace');
@@ -72,7 +73,7 @@ command_checks_all(advisor('--max-size=1kB', '--no-ttl', $conn),
 # JSON: the same data.
 my $json_file = $node->basedir . '/advice.json';
 command_checks_all(valgrind_advisor('--format=json', '--replace', '-o', $json_file, $conn),
-	1, [qr/^$/], [qr/4 indexes and 1 cache TTL suggested/], 'json format (valgrind)');
+	1, [qr/^$/], [qr/4 indexes and 2 cache settings suggested/], 'json format (valgrind)');
 my $doc = decode_json(slurp_file($json_file));
 is($doc->{database}, 'app', 'json: database');
 is(scalar @{ $doc->{indexes} }, 4, 'json: four indexes');
@@ -83,7 +84,15 @@ is(scalar @{ $n->{up} }, 2, 'json: CREATE and DROP with --replace');
 like($n->{up}[1], qr/^DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_5e1a1b2c";$/, 'json: DROP after CREATE');
 ok($n->{rows_scanned} > $n->{rows_returned} && $n->{cost_after} < $n->{cost_before} && $n->{estimated_size} > 0,
 	'json: evidence');
-is($doc->{ttl}[0]{ttl_seconds}, 1, 'json: TTL');
+is_deeply([ map { "$_->{action} $_->{table} " . ($_->{column} // 'null') } @{ $doc->{cache_settings} } ],
+	[ 'exclude lms_event_log null', 'track lms_receipt user_id' ], 'json: cache settings');
+my ($track) = grep { $_->{action} eq 'track' } @{ $doc->{cache_settings} };
+is($track->{writes}, 20, 'json: track: writes');
+is($track->{calls}, 20, 'json: track: sampled calls');
+is(scalar @{ $track->{query_ids} }, 1, 'json: track: the statement');
+is($track->{up}, q{SELECT sfcache.track('"public"."lms_receipt"'::regclass, 'user_id');}, 'json: track up');
+is($track->{down}, q{SELECT sfcache.untrack('"public"."lms_receipt"'::regclass, 'user_id');}, 'json: track down');
+is($doc->{cache_settings}[0]{down}, q{SELECT sfcache.include('"public"."lms_event_log"'::regclass);}, 'json: exclude down');
 
 # Django: a migration module depending on the app's latest migration.
 $node->safe_psql('app', q{
@@ -101,8 +110,10 @@ like($py, qr/^from django\.db import migrations\n\n\nclass Migration\(migrations
 like($py, qr/^        \('lms', '0001_initial'\),$/m, 'django: depends on the latest migration');
 like($py, qr/migrations\.RunSQL\(\n            sql=\[\n                'CREATE INDEX CONCURRENTLY IF NOT EXISTS "lms_notification_user_id_status_is_deleted_idx" [^\n]+',\n                'DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_5e1a1b2c";',\n            \],\n            reverse_sql=\[\n                'CREATE INDEX CONCURRENTLY IF NOT EXISTS "lms_notification_user_id_5e1a1b2c" ON "public"\."lms_notification" USING btree \(user_id\);',\n                'DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_status_is_deleted_idx";',\n            \],\n        \),/,
 	'django: RunSQL with sql and reverse_sql');
-like($py, qr/'SELECT sfcache\.set_ttl\(\\'"public"\."lms_university"\\'::regclass, \\'1 seconds\\'\);'/,
-	'django: TTL with quotes escaped');
+like($py, qr/\n        # track public\.lms_receipt\.user_id: [^\n]+\n(        # [^\n]+\n)+        migrations\.RunSQL\(\n            sql=\[\n                'SELECT sfcache\.track\(\\'"public"\."lms_receipt"\\'::regclass, \\'user_id\\'\);',\n            \],\n            reverse_sql=\[\n                'SELECT sfcache\.untrack\(\\'"public"\."lms_receipt"\\'::regclass, \\'user_id\\'\);',\n            \],\n        \),/,
+	'django: track with its evidence and its reverse, quotes escaped');
+like($py, qr/'SELECT sfcache\.exclude\(\\'"public"\."lms_event_log"\\'::regclass\);'/,
+	'django: exclude');
 command_checks_all(advisor('--format=django', '--app=lms', '--name=0005_custom', $conn),
 	1, [qr/^# Django migration lms\.0005_custom$/m], [qr/suggested/], 'django: --name');
 
@@ -140,7 +151,10 @@ for my $s (sort keys %uses)
 	like($node->safe_psql('app', "EXPLAIN (COSTS OFF) $AdvisorTest::STATEMENTS{$s}"),
 		qr/Index .*(on|using) $uses{$s}\b/, "the recorded statement \"$s\" uses $uses{$s}");
 }
-is($node->safe_psql('app', 'SELECT ttl_seconds FROM sfcache.relation_settings'), '1', 'TTL set');
+is($node->safe_psql('app', 'SELECT relation::text, column_name, active FROM sfcache.tracked_columns'),
+	'lms_receipt|user_id|t', 'user_id tracked');
+is($node->safe_psql('app', 'SELECT relid::text FROM sfcache.relation_settings WHERE excluded'),
+	'lms_event_log', 'lms_event_log excluded');
 command_checks_all(advisor($conn),
 	0, [qr/nothing to suggest/], [qr/nothing to suggest/], 'after up: nothing to suggest');
 
@@ -148,8 +162,12 @@ command_checks_all(advisor($conn),
 is($ret, 0, 'the down migration applies with psql');
 is($node->safe_psql('app', $indexes), 'lms_notification_user_id_5e1a1b2c',
 	'down drops the new indexes and recreates the replaced one');
-is($node->safe_psql('app', 'SELECT count(ttl_seconds) FROM sfcache.relation_settings'), '0', 'TTL reset');
-command_checks_all(advisor('--no-ttl', $conn),
+is($node->safe_psql('app', 'SELECT count(*) FROM sfcache.tracked_columns'), '0', 'user_id untracked');
+is($node->safe_psql('app', 'SELECT count(*) FROM sfcache.relation_settings WHERE excluded'), '0',
+	'lms_event_log included');
+like(slurp_file($down), qr/SELECT sfcache\.untrack\([^\n]+\n(--[^\n]*\n|\n)*SELECT sfcache\.include\([^\n]+\n\n-- index /,
+	'down: the cache settings reversed, in reverse order');
+command_checks_all(advisor('--no-cache-settings', $conn),
 	1, [$gin, $unread], [qr/4 indexes/], 'after down: the same advice again');
 
 $node->stop;

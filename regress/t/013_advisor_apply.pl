@@ -35,7 +35,7 @@ like($err, qr/^sfcache-advisor: waiting for another sfcache-advisor --apply \(ad
 	'it said it was waiting');
 my @done = $err =~ /^sfcache-advisor: done in [\d.]+ s: (CREATE|DROP) INDEX CONCURRENTLY/mg;
 is("@done", 'CREATE CREATE CREATE CREATE DROP', 'each statement reported, the DROP after its CREATE');
-like($out, qr/^-- migration: 4 indexes, 0 cache TTLs$/m, 'the migration is written too');
+like($out, qr/^-- migration: 4 indexes, 0 cache settings$/m, 'the migration is written too');
 is($node->safe_psql('app', q{
 	SELECT count(*) FILTER (WHERE x.indisvalid), count(*) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
 	WHERE i.relname IN ('lms_announcement_scope_ids_gin', 'lms_announcement_tags_gin',

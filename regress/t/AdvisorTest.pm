@@ -1,6 +1,7 @@
 # AdvisorTest: what the sfcache-advisor TAP tests share: a cluster that
 # records every execution for the index advice, the small LMS schema of
-# regress/sql/advice.sql, its dashboard workload, and the advisor command,
+# regress/sql/advice.sql, its dashboard workload, a workload for the cache
+# setting recommendations, and the advisor command,
 # wrapped in valgrind (definite leaks and invalid accesses fail with exit
 # status 99) unless SFCACHE_ADVISOR_VALGRIND=0.
 package AdvisorTest;
@@ -11,7 +12,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Exporter 'import';
 
-our @EXPORT = qw(advisor_node load_lms run_workload advisor valgrind_advisor);
+our @EXPORT = qw(advisor_node load_lms run_workload run_cache_workload advisor valgrind_advisor);
 
 # A started cluster with sfcache preloaded, recording every statement.
 sub advisor_node
@@ -55,6 +56,29 @@ sub run_workload
 	$node->safe_psql('app', $sql . $sql);
 	$node->safe_psql('app',
 		"INSERT INTO lms_university (name) VALUES ('new');\n" x $writes) if $writes;
+}
+
+# Two more tables for the cache setting recommendations: lms_receipt,
+# written 20 times (each a commit) and read by user with a varying "="
+# (track user_id), and lms_event_log, written 600 times (over 60 a minute
+# for 10 minutes) and read through a range filter only (exclude). Every
+# filter returns half of its table or more, so no index is suggested.
+sub run_cache_workload
+{
+	my ($node) = @_;
+	my $sql = q{
+CREATE TABLE lms_receipt (id serial PRIMARY KEY, user_id int NOT NULL, seen bool NOT NULL DEFAULT false);
+CREATE TABLE lms_event_log (id serial PRIMARY KEY, kind text NOT NULL);
+};
+	for my $i (1 .. 20)
+	{
+		my $user = 1 + $i % 2;
+		$sql .= "INSERT INTO lms_receipt (user_id) VALUES ($user);\n"
+		  . "SELECT count(*) FROM lms_receipt WHERE user_id = $user;\n";
+	}
+	$sql .= "INSERT INTO lms_event_log (kind) VALUES ('login');\n" x 600;
+	$sql .= "SELECT count(*) FROM lms_event_log WHERE id > 0;\n" x 2;
+	$node->safe_psql('app', $sql);
 }
 
 # The advisor command with its arguments.
