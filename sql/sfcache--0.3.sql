@@ -385,7 +385,7 @@ FROM sfcache.index_advice_raw() a
 JOIN pg_catalog.pg_class c ON c.oid = a.relid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace;
 
--- Writes per table of this database, for the advisor's cache TTLs: writes
+-- Writes per table of this database, for the advisor's cache settings: writes
 -- are statements, invalidations the committed transactions that wrote the
 -- table (each one invalidates the cached results that read it).
 CREATE VIEW sfcache.table_activity AS
