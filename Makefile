@@ -18,6 +18,7 @@ CORE_OBJS = \
 
 # extension/cache: the result cache.
 CACHE_OBJS = \
+	extension/cache/cache_admit.o \
 	extension/cache/cache_cacheable.o \
 	extension/cache/cache_code.o \
 	extension/cache/cache_explain.o \

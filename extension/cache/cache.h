@@ -22,6 +22,7 @@
 #include "nodes/params.h"
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
+#include "nodes/primnodes.h"
 #include "storage/condition_variable.h"
 #include "storage/lwlock.h"
 #include "tcop/dest.h"
@@ -82,6 +83,8 @@ extern int	sfc_ttl_s;
 extern int	sfc_wait_timeout_ms;
 extern int	sfc_max_statements;
 extern char *sfc_immutable_functions;
+extern bool sfc_admission;
+extern int	sfc_admission_window;
 extern int	sfc_test_hold_leader_lock;
 extern int	sfc_test_hold_commit_lock;
 extern int	sfc_test_hold_follower_lock;
@@ -112,6 +115,8 @@ typedef enum SfcBypass
 	SFC_BYPASS_RECORD_RESULT,	/* anonymous record columns: typmods are local
 								 * to a backend */
 	SFC_BYPASS_FOREIGN_RELATION,	/* a foreign table, or one in a hierarchy */
+	SFC_BYPASS_NOT_ADMITTED,	/* first miss of its key: not kept
+								 * (cache_admit.c) */
 	SFC_NUM_BYPASS
 } SfcBypass;
 
@@ -125,6 +130,22 @@ typedef struct CacheKey
 } CacheKey;
 
 extern CacheKey CacheKeyForQuery(Query *query);
+
+/* The Consts of a query tree, blanked while its shape is keyed. */
+typedef struct KeyConsts
+{
+	int			n;
+	int			cap;
+	Const	  **nodes;
+	Datum	   *values;
+	bool	   *isnull;
+} KeyConsts;
+
+extern void CacheKeyConstsBlank(Query *query, KeyConsts *consts);
+extern void CacheKeyConstsRestore(KeyConsts *consts);
+extern void CacheKeyConstsFree(KeyConsts *consts);
+extern CacheKey CacheKeyShape(Query *blanked, KeyConsts *consts);
+extern CacheKey CacheKeyCombine(CacheKey shape, const KeyConsts *consts);
 
 /* cache_key_memo.c */
 extern CacheKey CacheKeyForStatement(Query *query, const char *text, int len);
@@ -188,6 +209,12 @@ extern bool CacheTransactionWroteAny(List *relids);
 extern void CacheInvalidateRelationNow(Oid relid);
 extern void CacheInvalidateAllNow(void);
 
+/* ---- admission (cache_admit.c) ---- */
+
+extern const SfcShmemPart CacheAdmitShmemPart;
+extern bool CacheAdmitRecordMiss(CacheKey key);
+extern void CacheAdmitReset(void);
+
 /* ---- shared store (cache_store.c) ---- */
 
 extern const SfcShmemPart CacheStoreShmemPart;
@@ -212,7 +239,8 @@ typedef struct CachedResult
 extern SfcOutcome CacheSingleflightBegin(CacheKey key, uint64 shape,
 										 CachedResult *result, SfcBypass *why);
 extern SfcBypass CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
-										  const CachedResult *result, int ttl_s);
+										  const CachedResult *result, int ttl_s,
+										  bool keep);
 extern void CacheSingleflightAbandon(CacheKey key, SfcBypass why);
 extern void CacheFlushAll(void);
 

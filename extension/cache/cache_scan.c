@@ -191,9 +191,12 @@ run_as_leader(SfcScanState *state, CacheKey key)
 	{
 		CachedResult result = {cap->buf.data, cap->buf.len};
 
+		bool		keep = sfc_cache_mode == SFC_CACHE_ON && CacheAdmitRecordMiss(key);
+
 		state->bypass = CacheSingleflightPublish(key, &gens, &result,
 												 CacheStatementTtl(state->priv.ttl_override_s,
-																   state->priv.ttl_default));
+																   state->priv.ttl_default),
+												 keep);
 	}
 	if (state->bypass != SFC_BYPASS_NONE)
 		CacheStatsBypass(state->bypass, state->priv.query->queryId);
