@@ -17,6 +17,7 @@
 #include "commands/explain.h"
 #include "datatype/timestamp.h"
 #include "executor/execdesc.h"
+#include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "nodes/extensible.h"
 #include "nodes/params.h"
@@ -229,11 +230,20 @@ typedef enum SfcOutcome
 	SFC_RUN_UNCACHED			/* run it without the cache */
 } SfcOutcome;
 
-/* A result in backend-local memory: serialised minimal tuples. */
+/*
+ * A result in backend-local memory: serialised minimal tuples and, when
+ * every column has a setting-independent text form (cache_run.c), the
+ * same rows as the bodies of DataRow messages with every column in text
+ * (datarows, cache_replay.c). want_datarows is the reader's: copy only the
+ * DataRows when there are any.
+ */
 typedef struct CachedResult
 {
 	char	   *data;
 	Size		len;
+	char	   *datarows;		/* uint32 length + body per row; NULL: none */
+	Size		datarows_len;
+	bool		want_datarows;
 } CachedResult;
 
 extern SfcOutcome CacheSingleflightBegin(CacheKey key, uint64 shape,
@@ -372,12 +382,23 @@ typedef struct CaptureReceiver
 	DestReceiver pub;
 	Size		limit;			/* bytes kept in buf; beyond, spill */
 	StringInfoData buf;			/* serialised minimal tuples */
+	bool		text_rows;		/* also render the rows as DataRows? */
+	StringInfoData datarows;	/* see CachedResult */
+	FmgrInfo   *text_out;		/* each column's output function */
 	Tuplestorestate *spill;		/* every row, once over the limit */
 	TupleTableSlot *tmp_slot;
 	MemoryContext cxt;			/* where rows must outlive the query */
 } CaptureReceiver;
 
 extern CaptureReceiver *CacheCaptureReceiverCreate(Size limit);
+extern bool CacheTypeHasFixedText(Oid type);
+
+/* cache_scan.c: the scan as cache_replay.c drives it */
+extern bool CacheScanStartReplay(PlanState *planstate);
+extern bool CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32 *len);
+
+/* cache_replay.c: ExecutorRun (core_hooks.c) */
+extern DestReceiver *CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction);
 extern void CacheRunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
 							   Snapshot snapshot, DestReceiver *dest);
 

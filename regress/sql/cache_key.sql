@@ -4,6 +4,7 @@
 -- once the shape is memoized (the same query id, the same blanked tree).
 CREATE EXTENSION IF NOT EXISTS sfcache;
 SELECT sfcache.flush();
+SELECT sfcache.reset();
 
 CREATE TABLE pupil (id int PRIMARY KEY, name text, score numeric);
 INSERT INTO pupil SELECT g, 'pupil number ' || g, g * 1.25 FROM generate_series(1, 20) g;
