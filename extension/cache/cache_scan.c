@@ -304,7 +304,10 @@ next_row(ScanState *ss)
 		state->row_body = state->datarows + state->pos + sizeof(len);
 		state->row_len = len;
 		state->pos += sizeof(len) + len;
-		return ExecStoreAllNullTuple(state->count_slot);
+		/* nothing reads or clears it between rows: store it once */
+		if (TTS_EMPTY(state->count_slot))
+			ExecStoreAllNullTuple(state->count_slot);
+		return state->count_slot;
 	}
 	if (state->pos >= state->rows_len)
 		return ExecClearTuple(slot);
