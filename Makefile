@@ -18,6 +18,7 @@ CORE_OBJS = \
 
 # extension/cache: the result cache.
 CACHE_OBJS = \
+	extension/cache/cache_admit.o \
 	extension/cache/cache_cacheable.o \
 	extension/cache/cache_capture.o \
 	extension/cache/cache_code.o \
@@ -30,6 +31,7 @@ CACHE_OBJS = \
 	extension/cache/cache_key_memo.o \
 	extension/cache/cache_plan.o \
 	extension/cache/cache_relation_settings.o \
+	extension/cache/cache_replay.o \
 	extension/cache/cache_run.o \
 	extension/cache/cache_scan.o \
 	extension/cache/cache_settings.o \

@@ -17,11 +17,13 @@
 #include "commands/explain.h"
 #include "datatype/timestamp.h"
 #include "executor/execdesc.h"
+#include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "nodes/extensible.h"
 #include "nodes/params.h"
 #include "nodes/parsenodes.h"
 #include "nodes/plannodes.h"
+#include "nodes/primnodes.h"
 #include "storage/condition_variable.h"
 #include "storage/lwlock.h"
 #include "tcop/dest.h"
@@ -84,6 +86,8 @@ extern int	sfc_wait_timeout_ms;
 extern int	sfc_max_statements;
 extern int	sfc_max_tags_per_transaction;
 extern char *sfc_immutable_functions;
+extern bool sfc_admission;
+extern int	sfc_admission_window;
 extern int	sfc_test_hold_leader_lock;
 extern int	sfc_test_hold_commit_lock;
 extern int	sfc_test_hold_follower_lock;
@@ -114,6 +118,8 @@ typedef enum SfcBypass
 	SFC_BYPASS_RECORD_RESULT,	/* anonymous record columns: typmods are local
 								 * to a backend */
 	SFC_BYPASS_FOREIGN_RELATION,	/* a foreign table, or one in a hierarchy */
+	SFC_BYPASS_NOT_ADMITTED,	/* first miss of its key: not kept
+								 * (cache_admit.c) */
 	SFC_NUM_BYPASS
 } SfcBypass;
 
@@ -127,6 +133,22 @@ typedef struct CacheKey
 } CacheKey;
 
 extern CacheKey CacheKeyForQuery(Query *query);
+
+/* The Consts of a query tree, blanked while its shape is keyed. */
+typedef struct KeyConsts
+{
+	int			n;
+	int			cap;
+	Const	  **nodes;
+	Datum	   *values;
+	bool	   *isnull;
+} KeyConsts;
+
+extern void CacheKeyConstsBlank(Query *query, KeyConsts *consts);
+extern void CacheKeyConstsRestore(KeyConsts *consts);
+extern void CacheKeyConstsFree(KeyConsts *consts);
+extern CacheKey CacheKeyShape(Query *blanked, KeyConsts *consts);
+extern CacheKey CacheKeyCombine(CacheKey shape, const KeyConsts *consts);
 
 /* cache_key_memo.c */
 extern CacheKey CacheKeyForStatement(Query *query, const char *text, int len);
@@ -207,6 +229,12 @@ extern bool CacheTransactionWroteAny(List *relids);
 extern void CacheInvalidateRelationNow(Oid relid);
 extern void CacheInvalidateAllNow(void);
 
+/* ---- admission (cache_admit.c) ---- */
+
+extern const SfcShmemPart CacheAdmitShmemPart;
+extern bool CacheAdmitRecordMiss(CacheKey key);
+extern void CacheAdmitReset(void);
+
 /* ---- shared store (cache_store.c) ---- */
 
 extern const SfcShmemPart CacheStoreShmemPart;
@@ -221,17 +249,27 @@ typedef enum SfcOutcome
 	SFC_RUN_UNCACHED			/* run it without the cache */
 } SfcOutcome;
 
-/* A result in backend-local memory: serialised minimal tuples. */
+/*
+ * A result in backend-local memory: serialised minimal tuples and, when
+ * every column has a setting-independent text form (cache_run.c), the
+ * same rows as the bodies of DataRow messages with every column in text
+ * (datarows, cache_replay.c). want_datarows is the reader's: copy only the
+ * DataRows when there are any.
+ */
 typedef struct CachedResult
 {
 	char	   *data;
 	Size		len;
+	char	   *datarows;		/* uint32 length + body per row; NULL: none */
+	Size		datarows_len;
+	bool		want_datarows;
 } CachedResult;
 
 extern SfcOutcome CacheSingleflightBegin(CacheKey key, uint64 shape,
 										 CachedResult *result, SfcBypass *why);
 extern SfcBypass CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
-										  const CachedResult *result, int ttl_s);
+										  const CachedResult *result, int ttl_s,
+										  bool keep);
 extern void CacheSingleflightAbandon(CacheKey key, SfcBypass why);
 extern void CacheFlushAll(void);
 
@@ -364,12 +402,23 @@ typedef struct CaptureReceiver
 	DestReceiver pub;
 	Size		limit;			/* bytes kept in buf; beyond, spill */
 	StringInfoData buf;			/* serialised minimal tuples */
+	bool		text_rows;		/* also render the rows as DataRows? */
+	StringInfoData datarows;	/* see CachedResult */
+	FmgrInfo   *text_out;		/* each column's output function */
 	Tuplestorestate *spill;		/* every row, once over the limit */
 	TupleTableSlot *tmp_slot;
 	MemoryContext cxt;			/* where rows must outlive the query */
 } CaptureReceiver;
 
 extern CaptureReceiver *CacheCaptureReceiverCreate(Size limit);
+extern bool CacheTypeHasFixedText(Oid type);
+
+/* cache_scan.c: the scan as cache_replay.c drives it */
+extern bool CacheScanStartReplay(PlanState *planstate);
+extern bool CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32 *len);
+
+/* cache_replay.c: ExecutorRun (core_hooks.c) */
+extern DestReceiver *CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction);
 extern void CacheRunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
 							   Snapshot snapshot, DestReceiver *dest);
 

@@ -34,6 +34,8 @@ int			sfc_wait_timeout_ms = 10000;
 int			sfc_max_statements = 1000;
 int			sfc_max_tags_per_transaction = 10000;
 char	   *sfc_immutable_functions = NULL;
+bool		sfc_admission = true;
+int			sfc_admission_window = 0;
 int			sfc_test_hold_leader_lock = 0;
 int			sfc_test_hold_commit_lock = 0;
 int			sfc_test_hold_follower_lock = 0;
@@ -140,6 +142,18 @@ CacheGucInit(void)
 							"After it, the statement runs by itself.",
 							&sfc_wait_timeout_ms, 10000, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("sfcache.admission",
+							 "Whether a result is kept only from the second miss of its key on.",
+							 "Off: every result is kept (cache_admit.c).",
+							 &sfc_admission, true,
+							 PGC_USERSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.admission_window",
+							"Misses after which the admission sketch halves its counts (0: eight per counter).",
+							NULL,
+							&sfc_admission_window, 0, 0, INT_MAX,
+							PGC_SUSET, 0, NULL, NULL, NULL);
 
 	DefineCustomStringVariable("sfcache.immutable_functions",
 							   "Functions treated as immutable by the cache, as name or schema.name.",

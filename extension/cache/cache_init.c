@@ -21,6 +21,7 @@ CacheInit(void)
 	CacheGucInit();
 	SfcShmemRegister(&CacheInvalShmemPart);
 	SfcShmemRegister(&CacheStoreShmemPart);
+	SfcShmemRegister(&CacheAdmitShmemPart);
 	SfcShmemRegister(&CacheStatsShmemPart);
 	CacheScanInit();
 	CacheRelationSettingsInit();

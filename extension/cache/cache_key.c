@@ -11,6 +11,18 @@
  * client receives them, so result formats need not be part of the key.
  * Collations and row security policies are resolved in the query tree.
  *
+ * The query key is split in two so that a statement shape seen before
+ * need not be serialised again (cache_key_memo.c): the shape is the
+ * nodeToString() text, token locations stripped, of the tree with every
+ * Const the tree walkers reach blanked (value 0, null); the constants are
+ * the blanked Consts' null flags and datum images, in walk order, as
+ * outDatum() prints them. Two trees whose node strings differ (locations
+ * aside) differ either in their blanked strings (anything but a reached
+ * Const's value and null flag: its type, typmod, collation, length,
+ * by-value flag are all printed) or, with equal blanked strings, hence
+ * the same structure and the same walk order, in one constant's image.
+ * A Const no walker reaches keeps its value in the shape.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -19,8 +31,10 @@
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "nodes/nodes.h"
 #include "port/pg_crc32c.h"
+#include "utils/datum.h"
 #include "utils/lsyscache.h"
 
 #include "cache/cache.h"
@@ -93,15 +107,156 @@ strip_locations(char *text)
 	return out + tail - text;
 }
 
+static void *
+grow(void *array, Size elem, int cap)
+{
+	return array ? repalloc(array, elem * cap) : palloc(elem * cap);
+}
+
+static bool
+collect_consts(Node *node, KeyConsts *consts)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Const))
+	{
+		Const	   *c = (Const *) node;
+
+		if (consts->n == consts->cap)
+		{
+			consts->cap = consts->cap ? consts->cap * 2 : 16;
+			consts->nodes = grow(consts->nodes, sizeof(Const *), consts->cap);
+			consts->values = grow(consts->values, sizeof(Datum), consts->cap);
+			consts->isnull = grow(consts->isnull, sizeof(bool), consts->cap);
+		}
+		/* a Const reached twice is saved once with its value, then blank */
+		consts->nodes[consts->n] = c;
+		consts->values[consts->n] = c->constvalue;
+		consts->isnull[consts->n] = c->constisnull;
+		consts->n++;
+		c->constvalue = (Datum) 0;
+		c->constisnull = true;
+		return false;
+	}
+	if (IsA(node, Query))
+		return query_tree_walker((Query *) node, collect_consts, consts, 0);
+	return expression_tree_walker(node, collect_consts, consts);
+}
+
+/*
+ * Blank every Const of the tree the walkers reach, saving its value.
+ * The tree must be given back with CacheKeyConstsRestore() before anything
+ * else reads it (no error can be thrown in between by this file's code).
+ */
+void
+CacheKeyConstsBlank(Query *query, KeyConsts *consts)
+{
+	memset(consts, 0, sizeof(*consts));
+	(void) query_tree_walker(query, collect_consts, consts, 0);
+}
+
+/* Put the saved values back, last first (a Const reached twice). */
+void
+CacheKeyConstsRestore(KeyConsts *consts)
+{
+	for (int i = consts->n - 1; i >= 0; i--)
+	{
+		consts->nodes[i]->constvalue = consts->values[i];
+		consts->nodes[i]->constisnull = consts->isnull[i];
+	}
+}
+
+void
+CacheKeyConstsFree(KeyConsts *consts)
+{
+	if (consts->nodes != NULL)
+	{
+		pfree(consts->nodes);
+		pfree(consts->values);
+		pfree(consts->isnull);
+	}
+}
+
+/*
+ * The shape key of a tree whose Consts are blanked; on error the Consts
+ * are restored before the error goes on (the tree may be a cached plan's).
+ */
+CacheKey
+CacheKeyShape(Query *blanked, KeyConsts *consts)
+{
+	char	   *text = NULL;
+	CacheKey	key;
+
+	PG_TRY();
+	{
+		text = nodeToString(blanked);
+	}
+	PG_CATCH();
+	{
+		CacheKeyConstsRestore(consts);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	key = hash128(text, strip_locations(text));
+	pfree(text);
+	return key;
+}
+
+/* The query key: the shape's with the constants' images, as outDatum() prints them. */
+CacheKey
+CacheKeyCombine(CacheKey shape, const KeyConsts *consts)
+{
+	StringInfoData buf;
+	CacheKey	key;
+
+	initStringInfo(&buf);
+	appendBinaryStringInfo(&buf, (char *) &shape, sizeof(shape));
+	appendBinaryStringInfo(&buf, (char *) &consts->n, sizeof(consts->n));
+	for (int i = 0; i < consts->n; i++)
+	{
+		Const	   *c = consts->nodes[i];
+		Datum		value = consts->values[i];
+
+		if (consts->isnull[i])
+		{
+			/* outDatum() is not called for a null Const */
+			appendStringInfoChar(&buf, 'n');
+			continue;
+		}
+		if (c->constbyval)
+		{
+			appendStringInfoChar(&buf, 'v');
+			appendBinaryStringInfo(&buf, (char *) &value, sizeof(Datum));
+		}
+		else if (DatumGetPointer(value) == NULL)
+			appendStringInfoChar(&buf, '0');
+		else
+		{
+			uint32		len = (uint32) datumGetSize(value, false, c->constlen);
+
+			appendStringInfoChar(&buf, 'p');
+			appendBinaryStringInfo(&buf, (char *) &len, sizeof(len));
+			appendBinaryStringInfo(&buf, DatumGetPointer(value), len);
+		}
+	}
+	key = hash128(buf.data, buf.len);
+	pfree(buf.data);
+	return key;
+}
+
 /* The key of a query tree, constants included, parameters not. */
 CacheKey
 CacheKeyForQuery(Query *query)
 {
-	char	   *text = nodeToString(query);
-	CacheKey	key = hash128(text, strip_locations(text));
+	KeyConsts	consts;
+	CacheKey	shape;
 
-	pfree(text);
-	return key;
+	CacheKeyConstsBlank(query, &consts);
+	shape = CacheKeyShape(query, &consts);
+	CacheKeyConstsRestore(&consts);
+	shape = CacheKeyCombine(shape, &consts);
+	CacheKeyConstsFree(&consts);
+	return shape;
 }
 
 static void

@@ -1,21 +1,24 @@
 /*-------------------------------------------------------------------------
  *
  * cache_key_memo.c
- *		A backend-local memo of the query keys of statements this backend
+ *		A backend-local memo of the shape keys of statements this backend
  *		sends again and again: an application's connection re-issues the
- *		same statement text, and for the simple protocol PostgreSQL parses
- *		and analyzes it every time before the planner hook sees it.
- *		Computing the key (nodeToString() of the tree, then a hash) costs
- *		about as much as that analysis; comparing the new tree with a saved
- *		one with equal() costs a fraction of it.
+ *		same statements, often with other constants (pgbench -S, a simple
+ *		protocol client's WHERE id = 42), and PostgreSQL parses and
+ *		analyzes each before the planner hook sees it. Serialising the tree
+ *		(nodeToString(), then a hash) costs about as much as that analysis;
+ *		comparing the tree with a saved one with equal() costs a fraction.
  *
  * The memo cannot change a key: a key is a function of the query tree
- * alone, and a saved key is reused only for a tree equal() to the saved
- * tree (equal() ignores token locations and display-only coercion forms,
- * which the key does not depend on either). The statement text only finds
- * the candidate. A text is memoized the second time this backend sees it,
- * so statements that never repeat pay one hash of their text, not a copy
- * of their tree.
+ * alone (cache_key.c: the shape of the tree with its Consts blanked, then
+ * the constants' values). A saved shape key is reused only for a blanked
+ * tree equal() to the saved blanked tree; equal() compares every field
+ * nodeToString() prints but token locations and display-only coercion
+ * forms, which the key does not depend on either. The statement's query
+ * id (the core's jumble, constants ignored) or, without one, its text only
+ * finds the candidate. A shape is memoized the second time this backend
+ * sees its candidate hash, so statements that never repeat pay one hash,
+ * not a copy of their tree.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,8 +36,8 @@
 
 typedef struct KeyMemoEntry
 {
-	uint32		text_hash;		/* 0: empty */
-	Query	   *tree;			/* a copy, in cxt */
+	uint32		text_hash;		/* the candidate hash; 0: empty */
+	Query	   *tree;			/* a copy of the blanked tree, in cxt */
 	MemoryContext cxt;
 	CacheKey	key;
 } KeyMemoEntry;
@@ -68,31 +71,56 @@ memo_insert(uint32 text_hash, Query *query, CacheKey key)
 
 /*
  * The key of an analyzed statement, as CacheKeyForQuery() computes it;
- * text and len are the statement's own source text (NULL when unknown).
+ * stmt_text and len are the statement's own source text (NULL when
+ * unknown).
  */
 CacheKey
-CacheKeyForStatement(Query *query, const char *text, int len)
+CacheKeyForStatement(Query *query, const char *stmt_text, int len)
 {
 	uint32		text_hash;
 	uint32	   *seen_slot;
-	CacheKey	key;
+	KeyConsts	consts;
+	CacheKey	shape;
+	bool		found = false;
 
-	if (text == NULL || len <= 0)
-		return CacheKeyForQuery(query);
-
-	/* 0 marks an empty slot */
-	text_hash = hash_bytes((const unsigned char *) text, len) | 1;
-	for (int i = 0; i < MEMO_ENTRIES; i++)
-	{
-		if (memo[i].text_hash == text_hash && equal(memo[i].tree, query))
-			return memo[i].key;
-	}
-
-	key = CacheKeyForQuery(query);
-	seen_slot = &seen[text_hash % SEEN_SLOTS];
-	if (*seen_slot == text_hash)
-		memo_insert(text_hash, query, key);
+	if (query->queryId != 0)
+		text_hash = (uint32) (query->queryId ^ (query->queryId >> 32));
+	else if (stmt_text != NULL && len > 0)
+		text_hash = hash_bytes((const unsigned char *) stmt_text, len);
 	else
-		*seen_slot = text_hash;
-	return key;
+		return CacheKeyForQuery(query);
+	text_hash |= 1;				/* 0 marks an empty slot */
+
+	/* the tree may be a cached plan's: it is given back even on error */
+	CacheKeyConstsBlank(query, &consts);
+	PG_TRY();
+	{
+		for (int i = 0; i < MEMO_ENTRIES && !found; i++)
+		{
+			if (memo[i].text_hash == text_hash && equal(memo[i].tree, query))
+			{
+				shape = memo[i].key;
+				found = true;
+			}
+		}
+		if (!found)
+		{
+			shape = CacheKeyShape(query, &consts);
+			seen_slot = &seen[text_hash % SEEN_SLOTS];
+			if (*seen_slot == text_hash)
+				memo_insert(text_hash, query, shape);
+			else
+				*seen_slot = text_hash;
+		}
+	}
+	PG_CATCH();
+	{
+		CacheKeyConstsRestore(&consts);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	CacheKeyConstsRestore(&consts);
+	shape = CacheKeyCombine(shape, &consts);
+	CacheKeyConstsFree(&consts);
+	return shape;
 }

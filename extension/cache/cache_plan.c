@@ -77,16 +77,20 @@ build_target_lists(Query *query, List **scan_tlist, List **plan_tlist)
 		Oid			type = exprType((Node *) tle->expr);
 		int32		typmod = exprTypmod((Node *) tle->expr);
 		Oid			collation = exprCollation((Node *) tle->expr);
+		TargetEntry *plan_tle;
 
 		if (tle->resjunk)
 			continue;
 		*scan_tlist = lappend(*scan_tlist,
 							  makeTargetEntry((Expr *) makeNullConst(type, typmod, collation),
 											  resno, tle->resname, false));
-		*plan_tlist = lappend(*plan_tlist,
-							  makeTargetEntry((Expr *) makeVar(INDEX_VAR, resno, type, typmod,
-															   collation, 0),
-											  resno, tle->resname, false));
+		plan_tle = makeTargetEntry((Expr *) makeVar(INDEX_VAR, resno, type, typmod,
+													collation, 0),
+								   resno, tle->resname, false);
+		/* RowDescription names the column's table and attribute, as uncached */
+		plan_tle->resorigtbl = tle->resorigtbl;
+		plan_tle->resorigcol = tle->resorigcol;
+		*plan_tlist = lappend(*plan_tlist, plan_tle);
 		resno++;
 	}
 }

@@ -7,13 +7,24 @@
  *		stored and replayed), and in a tuplestore, which may spill to disk,
  *		once they do not.
  *
+ * When every column is of a type whose text output depends on the value
+ * alone (CacheTypeHasFixedText: no setting, no catalog lookup, no locale),
+ * the rows are also rendered as the bodies of the DataRow messages
+ * printtup would send with every column in text, before any conversion
+ * to the client's encoding; a hit replays them to a client that asked for
+ * text and whose encoding is the database's (cache_replay.c). Both forms
+ * count against sfcache.max_entry_size; past it, only the tuples are kept.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
+#include "catalog/pg_type.h"
 #include "executor/executor.h"
 #include "executor/tstoreReceiver.h"
 #include "miscadmin.h"
+#include "port/pg_bswap.h"
+#include "utils/lsyscache.h"
 #include "tcop/tcopprot.h"
 #include "utils/tuplestore.h"
 
@@ -41,6 +52,72 @@ start_spilling(CaptureReceiver *cap)
 	resetStringInfo(&cap->buf);
 }
 
+/*
+ * Types whose output function reads nothing but the value: no setting
+ * (DateStyle, extra_float_digits, bytea_output, ...), no catalog (enum
+ * labels, regclass), no locale. Exact types only, no domains.
+ */
+bool
+CacheTypeHasFixedText(Oid type)
+{
+	switch (type)
+	{
+		case BOOLOID:
+		case CHAROID:
+		case NAMEOID:
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case OIDOID:
+		case TEXTOID:
+		case BPCHAROID:
+		case VARCHAROID:
+		case NUMERICOID:
+		case UUIDOID:
+			return true;
+		default:
+			return false;
+	}
+}
+
+/* Append one row as a DataRow body, as printtup does for text columns. */
+static void
+render_datarow(CaptureReceiver *cap, TupleTableSlot *slot)
+{
+	StringInfo	out = &cap->datarows;
+	int			natts = slot->tts_tupleDescriptor->natts;
+	int			start;
+	uint32		body_len = 0;
+	uint16		n16 = pg_hton16((uint16) natts);
+
+	slot_getallattrs(slot);
+	appendBinaryStringInfo(out, (char *) &body_len, sizeof(body_len));
+	start = out->len;
+	appendBinaryStringInfo(out, (char *) &n16, sizeof(n16));
+	for (int i = 0; i < natts; i++)
+	{
+		uint32		n32;
+
+		if (slot->tts_isnull[i])
+		{
+			n32 = pg_hton32((uint32) -1);
+			appendBinaryStringInfo(out, (char *) &n32, sizeof(n32));
+		}
+		else
+		{
+			char	   *str = OutputFunctionCall(&cap->text_out[i], slot->tts_values[i]);
+			int			len = strlen(str);
+
+			n32 = pg_hton32((uint32) len);
+			appendBinaryStringInfo(out, (char *) &n32, sizeof(n32));
+			appendBinaryStringInfo(out, str, len);
+			pfree(str);
+		}
+	}
+	body_len = out->len - start;
+	memcpy(out->data + start - sizeof(body_len), &body_len, sizeof(body_len));
+}
+
 static bool
 capture_receive(TupleTableSlot *slot, DestReceiver *self)
 {
@@ -62,6 +139,16 @@ capture_receive(TupleTableSlot *slot, DestReceiver *self)
 		if (should_free)
 			pfree(mt);
 	}
+	if (cap->spill == NULL && cap->text_rows)
+	{
+		render_datarow(cap, slot);
+		if (MAXALIGN(cap->buf.len) + cap->datarows.len > cap->limit)
+		{
+			/* both forms do not fit: keep the tuples */
+			cap->text_rows = false;
+			resetStringInfo(&cap->datarows);
+		}
+	}
 	if (cap->spill != NULL)
 		tuplestore_puttupleslot(cap->spill, slot);
 	return true;
@@ -73,6 +160,32 @@ capture_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 	CaptureReceiver *cap = (CaptureReceiver *) self;
 
 	cap->tmp_slot = MakeSingleTupleTableSlot(typeinfo, &TTSOpsMinimalTuple);
+
+	/* only a result that may be stored gets a DataRow form */
+	cap->text_rows = (cap->spill == NULL);
+	for (int i = 0; i < typeinfo->natts && cap->text_rows; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(typeinfo, i);
+
+		if (att->attisdropped || !CacheTypeHasFixedText(att->atttypid))
+			cap->text_rows = false;
+	}
+	if (cap->text_rows)
+	{
+		MemoryContext old = MemoryContextSwitchTo(cap->cxt);
+
+		cap->text_out = palloc(Max(typeinfo->natts, 1) * sizeof(FmgrInfo));
+		for (int i = 0; i < typeinfo->natts; i++)
+		{
+			Oid			func;
+			bool		varlena;
+
+			getTypeOutputInfo(TupleDescAttr(typeinfo, i)->atttypid, &func, &varlena);
+			fmgr_info(func, &cap->text_out[i]);
+		}
+		initStringInfo(&cap->datarows);
+		MemoryContextSwitchTo(old);
+	}
 }
 
 static void

@@ -9,7 +9,11 @@
  *
  * The hit path does no planning and starts no executor beyond this node:
  * one hash of the parameters, one shared lock to copy the result, and one
- * ExecStoreMinimalTuple per row.
+ * ExecStoreMinimalTuple per row. When cache_replay.c sends the rows
+ * straight to the client (every column in text, the stored result has
+ * DataRows), the copy is of the DataRows and each row is an all-null
+ * virtual slot that only counts the row for the executor, while the
+ * receiver sends the row's DataRow (CacheScanTakeDataRow).
  *
  *-------------------------------------------------------------------------
  */
@@ -36,6 +40,13 @@ typedef struct SfcScanState
 	Size		pos;
 	Tuplestorestate *spill;		/* or rows from a tuplestore */
 	TupleTableSlot *replay_slot;	/* minimal-tuple slot the rows go through */
+	/* DataRow replay (cache_replay.c) */
+	bool		send_datarows;	/* this ExecutorRun's receiver sends them */
+	char	   *datarows;		/* the rows as DataRows, or NULL */
+	Size		datarows_len;
+	const char *row_body;		/* the row just returned, not yet sent */
+	uint32		row_len;
+	TupleTableSlot *count_slot; /* all-null virtual slot: a row to count */
 } SfcScanState;
 
 static Node *create_scan_state(CustomScan *cscan);
@@ -132,6 +143,9 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 	state->replay_slot = ExecAllocTableSlot(&estate->es_tupleTable,
 											node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
 											&TTSOpsMinimalTuple);
+	state->count_slot = ExecAllocTableSlot(&estate->es_tupleTable,
+										   node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
+										   &TTSOpsVirtual);
 }
 
 /* Run the saved query without the cache, with the statement's own snapshot. */
@@ -195,15 +209,28 @@ run_as_leader(SfcScanState *state, CacheKey key)
 	else
 	{
 		CachedResult result = {cap->buf.data, cap->buf.len};
+		bool		keep = sfc_cache_mode == SFC_CACHE_ON && CacheAdmitRecordMiss(key);
+
+		if (cap->text_rows)
+		{
+			result.datarows = cap->datarows.data;
+			result.datarows_len = cap->datarows.len;
+		}
 
 		state->bypass = CacheSingleflightPublish(key, &gens, &result,
 												 CacheStatementTtl(state->priv.ttl_override_s,
-																   state->priv.ttl_default));
+																   state->priv.ttl_default),
+												 keep);
 	}
 	if (state->bypass != SFC_BYPASS_NONE)
 		CacheStatsBypass(state->bypass, state->priv.query->queryId);
 	state->rows = cap->buf.data;
 	state->rows_len = cap->buf.len;
+	if (state->send_datarows && cap->spill == NULL && cap->text_rows)
+	{
+		state->datarows = cap->datarows.data;
+		state->datarows_len = cap->datarows.len;
+	}
 }
 
 /* Decide, on the first row, how this execution gets its rows. */
@@ -231,6 +258,7 @@ resolve(SfcScanState *state)
 		state->priv.key = CacheKeyForStatement(state->priv.query, state->priv.query_string,
 											   (int) strlen(state->priv.query_string));
 	key = CacheKeyWithParams(state->priv.key, params);
+	result.want_datarows = state->send_datarows;
 	state->outcome = CacheSingleflightBegin(key, shape, &result, &why);
 	switch (state->outcome)
 	{
@@ -238,6 +266,8 @@ resolve(SfcScanState *state)
 		case SFC_FOLLOWER_HIT:
 			state->rows = result.data;
 			state->rows_len = result.len;
+			state->datarows = result.datarows;
+			state->datarows_len = result.datarows_len;
 			break;
 		case SFC_LEADER:
 			/* a key that hits was led first: counting leaders counts keys */
@@ -265,6 +295,24 @@ next_row(ScanState *ss)
 		if (!tuplestore_gettupleslot(state->spill, true, false, slot))
 			return ExecClearTuple(slot);
 		return slot;
+	}
+	if (state->datarows != NULL)
+	{
+		uint32		len;
+
+		/* the rows were copied for a receiver that sends DataRows */
+		if (!state->send_datarows)
+			elog(ERROR, "sfcache: stored DataRows without a receiver to send them");
+		if (state->pos >= state->datarows_len)
+			return ExecClearTuple(state->count_slot);
+		memcpy(&len, state->datarows + state->pos, sizeof(len));
+		state->row_body = state->datarows + state->pos + sizeof(len);
+		state->row_len = len;
+		state->pos += sizeof(len) + len;
+		/* nothing reads or clears it between rows: store it once */
+		if (TTS_EMPTY(state->count_slot))
+			ExecStoreAllNullTuple(state->count_slot);
+		return state->count_slot;
 	}
 	if (state->pos >= state->rows_len)
 		return ExecClearTuple(slot);
@@ -345,6 +393,36 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 				 (unsigned long long) state->priv.key.lo);
 		ExplainPropertyText("Cache Key", key, es);
 	}
+}
+
+/*
+ * Is this plan state a cache scan? If so, its rows go to a receiver that
+ * sends DataRows for the ExecutorRun about to start (cache_replay.c).
+ */
+bool
+CacheScanStartReplay(PlanState *planstate)
+{
+	SfcScanState *state = (SfcScanState *) planstate;
+
+	if (planstate == NULL || !IsA(planstate, CustomScanState) ||
+		state->css.methods != &sfc_scan_exec_methods)
+		return false;
+	state->send_datarows = true;
+	return true;
+}
+
+/* The DataRow of the row the scan returned last, once; false: none. */
+bool
+CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32 *len)
+{
+	SfcScanState *state = (SfcScanState *) planstate;
+
+	if (state->row_body == NULL)
+		return false;
+	*body = state->row_body;
+	*len = state->row_len;
+	state->row_body = NULL;
+	return true;
 }
 
 void

@@ -19,8 +19,8 @@
  * A result that cannot be stored (too large, no memory, a write committed
  * meanwhile) releases the followers to run by themselves.
  *
- * In coalesce mode a published entry is transient: the last follower to
- * read it removes it.
+ * In coalesce mode, and for a key not admitted (cache_admit.c), a
+ * published entry is transient: the last follower to read it removes it.
  *
  *-------------------------------------------------------------------------
  */
@@ -320,18 +320,39 @@ CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result, SfcBypa
 /*
  * Transition computing -> ready: the leader stores its result, unless a
  * relation it read changed meanwhile or there is no room, in which case
- * the followers are released to run by themselves. Returns why it was not
- * stored, or SFC_BYPASS_NONE.
+ * the followers are released to run by themselves. A result not to be
+ * kept (keep false: not admitted, or coalesce mode) is only handed to the
+ * followers waiting for it, as a transient entry the last of them removes;
+ * with none waiting it is not written at all, and a follower that comes
+ * after looks the key up again. Returns why it was not stored, or
+ * SFC_BYPASS_NONE.
  */
 SfcBypass
 CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
-						 const CachedResult *result, int ttl_s)
+						 const CachedResult *result, int ttl_s, bool keep)
 {
+	bool		transient = !keep || sfc_cache_mode == SFC_CACHE_COALESCE;
+	SfcBypass	unkept = (sfc_cache_mode == SFC_CACHE_COALESCE) ? SFC_BYPASS_NONE : SFC_BYPASS_NOT_ADMITTED;
 	LWLock	   *lock;
 	dsa_pointer dp;
 	Size		size;
 
 	Assert(leading != NULL && keys_equal(leading_key, key));
+	lock = CacheStorePartitionLock(leading->hashcode);
+	if (transient)
+	{
+		int			waiters;
+
+		LWLockAcquire(lock, LW_SHARED);
+		waiters = leading->waiters;
+		LWLockRelease(lock);
+		if (waiters == 0)
+		{
+			CacheSingleflightAbandon(key, SFC_BYPASS_NONE);
+			return unkept;
+		}
+	}
+
 	dp = CacheStoreWriteResult(gens, result, &size);
 	if (!DsaPointerIsValid(dp))
 	{
@@ -339,30 +360,29 @@ CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
 		return SFC_BYPASS_NO_MEMORY;
 	}
 
-	lock = CacheStorePartitionLock(leading->hashcode);
 	LWLockAcquire(lock, LW_EXCLUSIVE);
-	if (!CacheGenSnapshotIsCurrent(gens) ||
-		(sfc_cache_mode == SFC_CACHE_COALESCE && leading->waiters == 0))
+	if (!CacheGenSnapshotIsCurrent(gens) || (transient && leading->waiters == 0))
 	{
-		/* stale already, or nobody to hand it to in coalesce mode */
-		SfcBypass	why = CacheGenSnapshotIsCurrent(gens) ? SFC_BYPASS_NONE : SFC_BYPASS_COMMIT_IN_FLIGHT;
+		/* stale already, or nobody to hand it to */
+		bool		current = CacheGenSnapshotIsCurrent(gens);
 
 		LWLockRelease(lock);
 		CacheStoreFreeResult(dp);
-		CacheSingleflightAbandon(key, why);
-		return why;
+		CacheSingleflightAbandon(key, current ? SFC_BYPASS_NONE : SFC_BYPASS_COMMIT_IN_FLIGHT);
+		return current ? unkept : SFC_BYPASS_COMMIT_IN_FLIGHT;
 	}
 	CacheStoreAttachResult(leading, dp, size);
 	leading->state = ENTRY_READY;
-	leading->transient = (sfc_cache_mode == SFC_CACHE_COALESCE);
+	leading->transient = transient;
 	leading->leader_pid = 0;
 	leading->expires_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
 													  (int64) ttl_s * 1000);
 	ConditionVariableBroadcast(&leading->cv);
-	CacheStatsStored(leading->shape, size);
+	if (keep || sfc_cache_mode == SFC_CACHE_COALESCE)
+		CacheStatsStored(leading->shape, size);
 	leading = NULL;
 	LWLockRelease(lock);
-	return SFC_BYPASS_NONE;
+	return transient ? unkept : SFC_BYPASS_NONE;
 }
 
 /*
@@ -404,4 +424,5 @@ void
 CacheFlushAll(void)
 {
 	CacheStoreFlush();
+	CacheAdmitReset();
 }

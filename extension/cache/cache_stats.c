@@ -98,6 +98,7 @@ static const char *const bypass_names[SFC_NUM_BYPASS] = {
 	[SFC_BYPASS_WAIT_TIMEOUT] = "wait timeout",
 	[SFC_BYPASS_RECORD_RESULT] = "anonymous record result",
 	[SFC_BYPASS_FOREIGN_RELATION] = "foreign relation",
+	[SFC_BYPASS_NOT_ADMITTED] = "not admitted",
 };
 
 const char *

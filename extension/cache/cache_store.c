@@ -38,7 +38,9 @@ typedef struct ResultHeader
 	int32		nslots;
 	uint64		global_gen;
 	Size		tuples_len;
+	Size		datarows_len;	/* 0: no DataRow form */
 	/* uint64 gens[nslots], uint32 slots[nslots], then MAXALIGNed tuples */
+	/* then, MAXALIGNed, the rows as DataRows (CachedResult) */
 } ResultHeader;
 
 typedef struct KeyMapEntry
@@ -362,7 +364,8 @@ CacheStoreWriteResult(const GenSnapshot *gens, const CachedResult *result, Size 
 	ResultHeader *h;
 
 	*size = MAXALIGN(MAXALIGN(sizeof(ResultHeader)) +
-					 gens->nslots * (sizeof(uint64) + sizeof(uint32))) + result->len;
+					 gens->nslots * (sizeof(uint64) + sizeof(uint32))) +
+		MAXALIGN(result->len) + result->datarows_len;
 	while ((dp = dsa_allocate_extended(a, *size, DSA_ALLOC_NO_OOM)) == InvalidDsaPointer)
 		if (!evict_one())
 			return InvalidDsaPointer;
@@ -371,9 +374,13 @@ CacheStoreWriteResult(const GenSnapshot *gens, const CachedResult *result, Size 
 	h->nslots = gens->nslots;
 	h->global_gen = gens->global_gen;
 	h->tuples_len = result->len;
+	h->datarows_len = result->datarows_len;
 	memcpy(header_gens(h), gens->gens, gens->nslots * sizeof(uint64));
 	memcpy(header_slots(h), gens->slots, gens->nslots * sizeof(uint32));
 	memcpy(header_tuples(h), result->data, result->len);
+	if (result->datarows_len > 0)
+		memcpy(header_tuples(h) + MAXALIGN(result->len), result->datarows,
+			   result->datarows_len);
 	return dp;
 }
 
@@ -416,12 +423,26 @@ CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now, SfcCounter *why_not
 	return true;
 }
 
-/* Copy a ready entry's tuples into local memory. Caller holds its lock. */
+/*
+ * Copy a ready entry's rows into local memory: its DataRows when the
+ * caller wants them and the entry has them, else its tuples. Caller holds
+ * its lock.
+ */
 void
 CacheStoreCopyResult(CacheEntry *entry, CachedResult *out)
 {
 	ResultHeader *h = dsa_get_address(store_area(), entry->data);
 
+	out->data = out->datarows = NULL;
+	out->len = out->datarows_len = 0;
+	if (out->want_datarows && h->datarows_len > 0)
+	{
+		out->datarows_len = h->datarows_len;
+		out->datarows = palloc(out->datarows_len);
+		memcpy(out->datarows, header_tuples(h) + MAXALIGN(h->tuples_len),
+			   out->datarows_len);
+		return;
+	}
 	out->len = h->tuples_len;
 	out->data = palloc(Max(out->len, 1));
 	memcpy(out->data, header_tuples(h), out->len);

@@ -24,7 +24,8 @@
  *	ExecutorStart: advice (sampling asks for row counts before the plan
  *		starts), cache (notes the relations the statement writes), then the
  *		executor.
- *	ExecutorRun, ExecutorFinish: core (nesting level + 1 around them).
+ *	ExecutorRun, ExecutorFinish: core (nesting level + 1 around them);
+ *		ExecutorRun also lets the cache swap the receiver (cache_replay.c).
  *	ExecutorEnd: advice (records the sampled plan, counts writes), then the
  *		executor.
  *	ProcessUtility: whatif (a plain EXPLAIN shows the session's
@@ -191,9 +192,13 @@ static void
 sfc_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
 				bool execute_once)
 {
+	DestReceiver *dest = queryDesc->dest;
+
 	sfc_nesting_level++;
 	PG_TRY();
 	{
+		/* cache: a cached result's rows may go out as stored DataRows */
+		queryDesc->dest = CacheReplayDestReceiver(queryDesc, direction);
 		if (prev_ExecutorRun)
 			prev_ExecutorRun(queryDesc, direction, count, execute_once);
 		else
@@ -201,6 +206,7 @@ sfc_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
 	}
 	PG_FINALLY();
 	{
+		queryDesc->dest = dest;
 		sfc_nesting_level--;
 	}
 	PG_END_TRY();

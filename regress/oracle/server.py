@@ -12,6 +12,8 @@ import psycopg
 
 SERVER_CONF = """
 shared_preload_libraries = 'sfcache'
+# every result kept from its first miss: the more stored, the more checked
+sfcache.admission = off
 listen_addresses = ''
 fsync = off
 synchronous_commit = off

@@ -10,7 +10,9 @@ use Test::More;
 my $node = PostgreSQL::Test::Cluster->new('cache');
 $node->init;
 $node->append_conf('postgresql.conf',
-	"shared_preload_libraries = 'sfcache'\nrestart_after_crash = on");
+	"shared_preload_libraries = 'sfcache'\nrestart_after_crash = on\n"
+	  # results are kept from their first miss (admission: cache_admission.sql)
+	  . "sfcache.admission = off\n");
 $node->start;
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION sfcache;

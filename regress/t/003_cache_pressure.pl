@@ -12,6 +12,7 @@ $node->append_conf('postgresql.conf', q{
 shared_preload_libraries = 'sfcache'
 sfcache.memory = 1MB
 sfcache.max_entries = 32
+sfcache.admission = off
 });
 $node->start;
 $node->safe_psql('postgres', q{

@@ -12,7 +12,8 @@ $pub->init(allows_streaming => 'logical');
 $pub->start;
 my $sub = PostgreSQL::Test::Cluster->new('subscriber');
 $sub->init;
-$sub->append_conf('postgresql.conf', "shared_preload_libraries = 'sfcache'\n");
+$sub->append_conf('postgresql.conf',
+	"shared_preload_libraries = 'sfcache'\nsfcache.admission = off\n");
 $sub->start;
 
 my $schema = 'CREATE TABLE course (id int PRIMARY KEY, title text)';

@@ -10,7 +10,7 @@ use Test::More;
 
 my $node = PostgreSQL::Test::Cluster->new('tracking');
 $node->init;
-$node->append_conf('postgresql.conf', "shared_preload_libraries = 'sfcache'\nsfcache.cache = on");
+$node->append_conf('postgresql.conf', "shared_preload_libraries = 'sfcache'\nsfcache.cache = on\nsfcache.admission = off");
 $node->start;
 $node->safe_psql('postgres', q{
 	CREATE EXTENSION sfcache;

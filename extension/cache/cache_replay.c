@@ -1,0 +1,142 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_replay.c
+ *		Sending a cached result's rows straight to the client: for a cache
+ *		plan whose rows go to the client (printtup) with every column in
+ *		text and in the database's encoding, ExecutorRun (core_hooks.c)
+ *		runs with a receiver that sends each row's stored DataRow message
+ *		as it is (one pq_putmessage) instead of calling each column's output
+ *		function (cache_run.c renders the rows once, when they are
+ *		computed).
+ *
+ * The executor still runs: the scan returns one all-null virtual slot per
+ * row (cache_scan.c), so row counts, the command tag, and an Execute
+ * message's or a FETCH's row limit are the executor's own, and a portal
+ * fetched in batches resumes where the last batch stopped. Rows without a
+ * DataRow form (a column whose text depends on a setting, a result that
+ * spilled, an uncached run) go to printtup as before: the receiver passes
+ * every slot the scan did not mark as a DataRow on.
+ *
+ * A DataRow is sent only where printtup would send the very same bytes:
+ * the receiver is printtup's (DestRemote, DestRemoteExecute), every
+ * column's format is text, and no encoding conversion applies (the
+ * client's encoding is the database's). The formats are the portal's that
+ * printtup was set up with (SetRemoteDestReceiverParams), read through
+ * printtup's receiver, whose first two fields are the DestReceiver and
+ * that portal (access/common/printtup.c, DR_printtup, PostgreSQL 15).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "libpq/pqformat.h"
+#include "mb/pg_wchar.h"
+#include "utils/portal.h"
+
+#include "cache/cache.h"
+
+/* The head of printtup's DR_printtup. */
+typedef struct PrinttupHead
+{
+	DestReceiver pub;
+	Portal		portal;
+} PrinttupHead;
+
+typedef struct ReplayReceiver
+{
+	DestReceiver pub;
+	DestReceiver *printtup;		/* every row without a DataRow goes here */
+	PlanState  *scan;
+} ReplayReceiver;
+
+static bool
+replay_receive(TupleTableSlot *slot, DestReceiver *self)
+{
+	ReplayReceiver *r = (ReplayReceiver *) self;
+	const char *body;
+	uint32		len;
+
+	if (CacheScanTakeDataRow(r->scan, &body, &len))
+	{
+		/*
+		 * pq_endmessage_reuse() only reads the buffer (pq_putmessage of its
+		 * bytes, with cursor as the message type): the stored body is sent as
+		 * it is, without a copy.
+		 */
+		StringInfoData msg;
+
+		msg.data = (char *) body;
+		msg.len = (int) len;
+		msg.maxlen = (int) len + 1;
+		msg.cursor = 'D';
+		pq_endmessage_reuse(&msg);
+		return true;
+	}
+	return r->printtup->receiveSlot(slot, r->printtup);
+}
+
+static void
+replay_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+{
+	ReplayReceiver *r = (ReplayReceiver *) self;
+
+	r->printtup->rStartup(r->printtup, operation, typeinfo);
+}
+
+static void
+replay_shutdown(DestReceiver *self)
+{
+	ReplayReceiver *r = (ReplayReceiver *) self;
+
+	r->printtup->rShutdown(r->printtup);
+}
+
+static void
+replay_destroy(DestReceiver *self)
+{
+	/* printtup's receiver belongs to its portal */
+}
+
+/* Does printtup send every column of this portal's rows in text? */
+static bool
+all_text(Portal portal, int natts)
+{
+	if (portal == NULL)
+		return false;
+	if (portal->formats == NULL)
+		return true;
+	for (int i = 0; i < natts; i++)
+		if (portal->formats[i] != 0)
+			return false;
+	return true;
+}
+
+/*
+ * The receiver ExecutorRun is to use for this query: a replaying one for
+ * a cache plan whose rows go to the client as text, else the query's own.
+ */
+DestReceiver *
+CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction)
+{
+	DestReceiver *dest = queryDesc->dest;
+	ReplayReceiver *r;
+
+	if (dest == NULL || (dest->mydest != DestRemote && dest->mydest != DestRemoteExecute) ||
+		queryDesc->operation != CMD_SELECT || !ScanDirectionIsForward(direction) ||
+		queryDesc->tupDesc == NULL ||
+		pg_get_client_encoding() != GetDatabaseEncoding() ||
+		!all_text(((PrinttupHead *) dest)->portal, queryDesc->tupDesc->natts))
+		return dest;
+	if (!CacheScanStartReplay(queryDesc->planstate))
+		return dest;
+
+	r = palloc0(sizeof(ReplayReceiver));
+	r->pub.receiveSlot = replay_receive;
+	r->pub.rStartup = replay_startup;
+	r->pub.rShutdown = replay_shutdown;
+	r->pub.rDestroy = replay_destroy;
+	r->pub.mydest = dest->mydest;
+	r->printtup = dest;
+	r->scan = queryDesc->planstate;
+	return (DestReceiver *) r;
+}
