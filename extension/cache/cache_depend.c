@@ -358,7 +358,6 @@ restriction_tags(Query *query, Restriction *r)
 	TypeCacheEntry *typentry;
 	List	   *tags = NIL;
 	ListCell   *lv;
-	ListCell   *lt;
 
 	get_atttypetypmodcoll(rte->relid, r->attno, &atttype, &typmod, &attcoll);
 	attname = get_attname(rte->relid, r->attno, true);
@@ -371,10 +370,11 @@ restriction_tags(Query *query, Restriction *r)
 	if (!OidIsValid(typentry->hash_opf) || !op_in_opfamily(r->opno, typentry->hash_opf))
 		return NIL;
 
-	forboth(lv, r->values, lt, r->value_types)
+	foreach(lv, r->values)
 	{
-		Oid			hashproc = get_opfamily_proc(typentry->hash_opf, lfirst_oid(lt),
-												 lfirst_oid(lt), HASHSTANDARD_PROC);
+		Oid			type = list_nth_oid(r->value_types, foreach_current_index(lv));
+		Oid			hashproc = get_opfamily_proc(typentry->hash_opf, type, type,
+												 HASHSTANDARD_PROC);
 
 		if (!OidIsValid(hashproc))
 			return NIL;

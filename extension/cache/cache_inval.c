@@ -404,8 +404,10 @@ columns_cover(List *have, List *need)
 		bool		found = false;
 
 		foreach(lh, have)
+		{
 			if (strcmp(lfirst(lh), lfirst(lc)) == 0)
 				found = true;
+		}
 		if (!found)
 			return false;
 	}
@@ -505,13 +507,15 @@ note_row_write(Oid relid)
 			ListCell   *lt;
 
 			foreach(lt, target_columns)
+			{
 				if (!columns_cover(lfirst(lt), need))
 					whole = true;
+			}
 		}
 		else if (relkind != RELKIND_RELATION || !list_member_oid(targets, x) ||
 				 has_subclass(x))
-			whole = true;		/* a plain inheritance parent (the capture of a
-								 * child's rows names only partitioned
+			whole = true;		/* a plain inheritance parent (the capture of
+								 * a child's rows names only partitioned
 								 * ancestors), a view, a foreign table */
 		if (whole)
 		{
@@ -980,9 +984,9 @@ CacheObjectAccess(ObjectAccessType access, Oid classId, Oid objectId,
 	}
 
 	/*
-	 * A trigger created, altered or dropped may start or stop the capture
-	 * of a table's rows: this transaction's later writes of it must not
-	 * count on an earlier decision (note_row_write).
+	 * A trigger created, altered or dropped may start or stop the capture of
+	 * a table's rows: this transaction's later writes of it must not count on
+	 * an earlier decision (note_row_write).
 	 */
 	if (classId == TriggerRelationId)
 		note_write(trigger_relation(objectId));

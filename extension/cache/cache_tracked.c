@@ -140,8 +140,10 @@ CacheColumnIsTracked(List *columns, const char *attname)
 	ListCell   *lc;
 
 	foreach(lc, columns)
+	{
 		if (strcmp(lfirst(lc), attname) == 0)
 			return true;
+	}
 	return false;
 }
 
