@@ -352,11 +352,35 @@ relations_affected_by_write(Oid relid)
 	return rels;
 }
 
+/* Add to what the current transaction wrote (kept in TopMemoryContext). */
 static void
 note_written_relation(Oid relid)
 {
+	MemoryContext oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+
 	if (!list_member_oid(written_relids, relid))
 		written_relids = lappend_oid(written_relids, relid);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+static void
+note_counter(uint32 counter)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+
+	written_counters = bms_add_member(written_counters, counter);
+	MemoryContextSwitchTo(oldcxt);
+}
+
+static void
+note_whole_relation(Oid relid)
+{
+	MemoryContext oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+
+	if (!list_member_oid(whole_relids, relid))
+		whole_relids = lappend_oid(whole_relids, relid);
+	MemoryContextSwitchTo(oldcxt);
+	note_counter(CacheWholeRelationCounter(relid));
 }
 
 /*
@@ -370,25 +394,20 @@ note_written_relation(Oid relid)
 static void
 note_write(Oid relid)
 {
-	MemoryContext oldcxt;
 	List	   *rels;
 	ListCell   *lc;
 
 	if (!OidIsValid(relid) || list_member_oid(whole_relids, relid))
 		return;
 	rels = relations_affected_by_write(relid);
-	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
 	foreach(lc, rels)
 	{
 		Oid			rel = lfirst_oid(lc);
 
 		note_written_relation(rel);
-		if (!list_member_oid(whole_relids, rel))
-			whole_relids = lappend_oid(whole_relids, rel);
-		written_counters = bms_add_member(written_counters, CacheAnyRowCounter(rel));
-		written_counters = bms_add_member(written_counters, CacheWholeRelationCounter(rel));
+		note_counter(CacheAnyRowCounter(rel));
+		note_whole_relation(rel);
 	}
-	MemoryContextSwitchTo(oldcxt);
 	list_free(rels);
 }
 
@@ -454,7 +473,6 @@ note_row_write(Oid relid)
 	List	   *affected;
 	List	   *target_columns = NIL;
 	bool		all_captured = true;
-	MemoryContext oldcxt;
 	ListCell   *lc;
 
 	if (!OidIsValid(relid) || list_member_oid(whole_relids, relid) ||
@@ -492,7 +510,6 @@ note_row_write(Oid relid)
 	}
 
 	affected = list_concat_unique_oid(list_copy(targets), relation_ancestors(relid));
-	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
 	foreach(lc, affected)
 	{
 		Oid			x = lfirst_oid(lc);
@@ -500,7 +517,7 @@ note_row_write(Oid relid)
 		bool		whole = false;
 
 		note_written_relation(x);
-		written_counters = bms_add_member(written_counters, CacheAnyRowCounter(x));
+		note_counter(CacheAnyRowCounter(x));
 		if (relkind == RELKIND_PARTITIONED_TABLE)
 		{
 			List	   *need = CacheTrackedColumnsOf(x);
@@ -518,11 +535,7 @@ note_row_write(Oid relid)
 								 * a child's rows names only partitioned
 								 * ancestors), a view, a foreign table */
 		if (whole)
-		{
-			if (!list_member_oid(whole_relids, x))
-				whole_relids = lappend_oid(whole_relids, x);
-			written_counters = bms_add_member(written_counters, CacheWholeRelationCounter(x));
-		}
+			note_whole_relation(x);
 	}
 	foreach(lc, targets)
 	{
@@ -530,21 +543,16 @@ note_row_write(Oid relid)
 
 		if (get_rel_relkind(t) == RELKIND_RELATION && find_captured(t) == NULL)
 		{
+			List	   *with_ancestors = lcons_oid(t, get_partition_ancestors(t));
+			MemoryContext oldcxt = MemoryContextSwitchTo(TopMemoryContext);
 			CapturedRelation *c = palloc(sizeof(CapturedRelation));
 
 			c->relid = t;
-			c->with_ancestors = lcons_oid(t, NIL);
-			MemoryContextSwitchTo(oldcxt);
-			{
-				List	   *anc = get_partition_ancestors(t);
-
-				MemoryContextSwitchTo(TopMemoryContext);
-				c->with_ancestors = list_concat(c->with_ancestors, anc);
-			}
+			c->with_ancestors = list_copy(with_ancestors);
 			captured = lappend(captured, c);
+			MemoryContextSwitchTo(oldcxt);
 		}
 	}
-	MemoryContextSwitchTo(oldcxt);
 }
 
 /*
@@ -560,7 +568,6 @@ void
 CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash)
 {
 	CapturedRelation *c = find_captured(relid);
-	MemoryContext oldcxt;
 	ListCell   *lc;
 
 	if (c == NULL || tags_overflowed)
@@ -568,18 +575,16 @@ CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash)
 		CacheNoteUncapturedRow(relid);
 		return;
 	}
-	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
 	foreach(lc, c->with_ancestors)
 	{
 		uint32		counter = CacheTagCounter(lfirst_oid(lc), attname, valuehash);
 
 		if (!bms_is_member(counter, written_counters))
 		{
-			written_counters = bms_add_member(written_counters, counter);
+			note_counter(counter);
 			written_tags++;
 		}
 	}
-	MemoryContextSwitchTo(oldcxt);
 
 	if (written_tags > sfc_max_tags_per_transaction)
 	{
@@ -608,21 +613,17 @@ CacheNoteUncapturedRow(Oid relid)
 static void
 note_plan_change(Oid relid)
 {
-	MemoryContext oldcxt;
 	List	   *rels;
 	ListCell   *lc;
 
 	if (!OidIsValid(relid))
 		return;
 	rels = relations_affected_by_write(relid);
-	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
 	foreach(lc, rels)
 	{
-		written_counters = bms_add_member(written_counters, CacheAnyRowCounter(lfirst_oid(lc)));
-		written_counters = bms_add_member(written_counters,
-										  CacheWholeRelationCounter(lfirst_oid(lc)));
+		note_counter(CacheAnyRowCounter(lfirst_oid(lc)));
+		note_counter(CacheWholeRelationCounter(lfirst_oid(lc)));
 	}
-	MemoryContextSwitchTo(oldcxt);
 	list_free(rels);
 }
 
