@@ -201,6 +201,30 @@ UPDATE event SET kind = 'a', user_id = 7 WHERE id = 2;
 :o SELECT count(*) FROM event WHERE user_id = 7;
 :o SELECT count(*) FROM event WHERE user_id = 5;
 
+-- Writes made by PostgreSQL itself: foreign-key actions and a rule's extra
+-- statement run through the executor, and the capture trigger sees each row.
+CREATE TABLE parent (id int PRIMARY KEY);
+CREATE TABLE child (id int PRIMARY KEY, pid int REFERENCES parent ON DELETE CASCADE ON UPDATE CASCADE);
+CREATE TABLE parent_log (id int, parent_id int);
+CREATE RULE log_parent AS ON INSERT TO parent DO ALSO INSERT INTO parent_log VALUES (NEW.id, NEW.id);
+INSERT INTO parent VALUES (1), (2);
+INSERT INTO child VALUES (10, 1), (11, 2);
+SELECT sfcache.track('child', 'pid');
+SELECT sfcache.track('parent_log', 'parent_id');
+SELECT count(*) FROM child WHERE pid = 1;
+SELECT count(*) FROM child WHERE pid = 2;
+SELECT count(*) FROM parent_log WHERE parent_id = 3;
+SELECT count(*) FROM parent_log WHERE parent_id = 1;
+DELETE FROM parent WHERE id = 1;
+:o SELECT count(*) FROM child WHERE pid = 2;
+SELECT count(*) FROM child WHERE pid = 1;
+UPDATE parent SET id = 20 WHERE id = 2;
+SELECT count(*) FROM child WHERE pid = 2;
+INSERT INTO parent VALUES (3);
+:o SELECT count(*) FROM parent_log WHERE parent_id = 1;
+SELECT count(*) FROM parent_log WHERE parent_id = 3;
+DROP TABLE child, parent, parent_log;
+
 -- Plain inheritance: a child's captured rows name no tag of its parent (only
 -- partitioned ancestors), so writes through or below a tracked parent drop
 -- every result over the parent; results over a tracked child alone survive.
