@@ -19,6 +19,7 @@ CORE_OBJS = \
 # extension/cache: the result cache.
 CACHE_OBJS = \
 	extension/cache/cache_admit.o \
+	extension/cache/cache_ancestors.o \
 	extension/cache/cache_cacheable.o \
 	extension/cache/cache_capture.o \
 	extension/cache/cache_code.o \

@@ -184,6 +184,14 @@ extern bool CacheNodeRunsMutableCode(Node *node, List **types);
 extern List *CacheFunctionsExecutedBy(Query *query);
 extern void CacheCheckFunctionsExecutable(List *funcids);
 
+/* ---- a relation's ancestors, cached per backend (cache_ancestors.c) ---- */
+
+extern const SfcShmemPart CacheAncestorsShmemPart;
+extern List *CacheRelationAncestors(Oid relid);
+extern void CacheInheritanceChanged(void);
+extern void CacheInheritanceXactBump(bool end_of_xact);
+extern void CacheInheritanceEpochBump(void);
+
 /* ---- invalidation by key values (cache_tracked.c, cache_depend.c) ---- */
 
 extern bool CacheIsCaptureFunction(Oid fnoid);

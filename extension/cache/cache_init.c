@@ -20,6 +20,7 @@ CacheInit(void)
 {
 	CacheGucInit();
 	SfcShmemRegister(&CacheInvalShmemPart);
+	SfcShmemRegister(&CacheAncestorsShmemPart);
 	SfcShmemRegister(&CacheStoreShmemPart);
 	SfcShmemRegister(&CacheAdmitShmemPart);
 	SfcShmemRegister(&CacheStatsShmemPart);

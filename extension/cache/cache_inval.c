@@ -302,41 +302,6 @@ CacheTransactionWroteAny(List *relids)
 
 /* ---- writing side ---- */
 
-/* Every relation the given one inherits from or is a partition of. */
-static List *
-relation_ancestors(Oid relid)
-{
-	List	   *ancestors = NIL;
-	List	   *queue = list_make1_oid(relid);
-	Relation	catalog = table_open(InheritsRelationId, AccessShareLock);
-
-	while (queue != NIL)
-	{
-		ScanKeyData key;
-		SysScanDesc scan;
-		HeapTuple	tup;
-
-		ScanKeyInit(&key, Anum_pg_inherits_inhrelid, BTEqualStrategyNumber,
-					F_OIDEQ, ObjectIdGetDatum(linitial_oid(queue)));
-		queue = list_delete_first(queue);
-		scan = systable_beginscan(catalog, InheritsRelidSeqnoIndexId, true,
-								  NULL, 1, &key);
-		while (HeapTupleIsValid(tup = systable_getnext(scan)))
-		{
-			Oid			parent = ((Form_pg_inherits) GETSTRUCT(tup))->inhparent;
-
-			if (!list_member_oid(ancestors, parent))
-			{
-				ancestors = lappend_oid(ancestors, parent);
-				queue = lappend_oid(queue, parent);
-			}
-		}
-		systable_endscan(scan);
-	}
-	table_close(catalog, AccessShareLock);
-	return ancestors;
-}
-
 /*
  * The relation, its ancestors (inheritance parents and partitioned tables
  * alike: a read of a parent reads its children) and its descendants.
@@ -346,7 +311,7 @@ relations_affected_by_write(Oid relid)
 {
 	List	   *rels = list_make1_oid(relid);
 
-	rels = list_concat(rels, relation_ancestors(relid));
+	rels = list_concat(rels, CacheRelationAncestors(relid));
 	if (has_subclass(relid))
 		rels = list_concat_unique_oid(rels, find_all_inheritors(relid, NoLock, NULL));
 	return rels;
@@ -509,7 +474,7 @@ note_row_write(Oid relid)
 		return;
 	}
 
-	affected = list_concat_unique_oid(list_copy(targets), relation_ancestors(relid));
+	affected = list_concat_unique_oid(list_copy(targets), CacheRelationAncestors(relid));
 	foreach(lc, affected)
 	{
 		Oid			x = lfirst_oid(lc);
@@ -543,9 +508,18 @@ note_row_write(Oid relid)
 
 		if (get_rel_relkind(t) == RELKIND_RELATION && find_captured(t) == NULL)
 		{
-			List	   *with_ancestors = lcons_oid(t, get_partition_ancestors(t));
-			MemoryContext oldcxt = MemoryContextSwitchTo(TopMemoryContext);
-			CapturedRelation *c = palloc(sizeof(CapturedRelation));
+			List	   *with_ancestors = list_make1_oid(t);
+			MemoryContext oldcxt;
+			CapturedRelation *c;
+
+			/*
+			 * get_partition_ancestors() scans pg_inherits even for a
+			 * non-partition
+			 */
+			if (get_rel_relispartition(t))
+				with_ancestors = list_concat(with_ancestors, get_partition_ancestors(t));
+			oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+			c = palloc(sizeof(CapturedRelation));
 
 			c->relid = t;
 			c->with_ancestors = list_copy(with_ancestors);
@@ -733,6 +707,7 @@ CacheXactEvent(XactEvent event)
 	{
 		case XACT_EVENT_PRE_COMMIT:
 		case XACT_EVENT_PRE_PREPARE:
+			CacheInheritanceXactBump(false);
 			if (IsLogicalWorker())
 				note_write_global();
 			if (written_counters != NULL || written_global)
@@ -744,6 +719,7 @@ CacheXactEvent(XactEvent event)
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PREPARE:
+			CacheInheritanceXactBump(true);
 			if (bumped_pre_commit)
 			{
 				bump_after_commit();
@@ -872,6 +848,7 @@ CacheUtilityWritesBegin(Node *stmt)
 		return false;
 	pg_atomic_fetch_add_u32(&inval->global_inflight, 1);
 	pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+	CacheInheritanceEpochBump();
 	return true;
 }
 
@@ -881,6 +858,7 @@ CacheUtilityWritesEnd(bool commit_prepared)
 {
 	if (!commit_prepared)
 		return;
+	CacheInheritanceEpochBump();
 	pg_atomic_fetch_add_u64(&inval->global_gen, 1);
 	pg_atomic_fetch_sub_u32(&inval->global_inflight, 1);
 }
@@ -979,6 +957,7 @@ CacheObjectAccess(ObjectAccessType access, Oid classId, Oid objectId,
 	 */
 	if (classId == InheritsRelationId && access == OAT_POST_ALTER)
 	{
+		CacheInheritanceChanged();
 		note_write(objectId);
 		if (arg != NULL)
 			note_write(((ObjectAccessPostAlter *) arg)->auxiliary_id);
