@@ -23,6 +23,7 @@ CACHE_OBJS = \
 	extension/cache/cache_cacheable.o \
 	extension/cache/cache_capture.o \
 	extension/cache/cache_code.o \
+	extension/cache/cache_counterset.o \
 	extension/cache/cache_depend.o \
 	extension/cache/cache_explain.o \
 	extension/cache/cache_guc.o \

@@ -184,6 +184,19 @@ extern bool CacheNodeRunsMutableCode(Node *node, List **types);
 extern List *CacheFunctionsExecutedBy(Query *query);
 extern void CacheCheckFunctionsExecutable(List *funcids);
 
+/* ---- a set of counter numbers (cache_counterset.c) ---- */
+
+typedef struct CounterSet
+{
+	uint32	   *slots;			/* in TopMemoryContext; PG_UINT32_MAX: empty */
+	int			capacity;		/* a power of 2, or 0 */
+	int			count;
+} CounterSet;
+
+extern bool CounterSetAdd(CounterSet *set, uint32 counter);
+extern bool CounterSetNext(const CounterSet *set, int *pos, uint32 *counter);
+extern void CounterSetReset(CounterSet *set);
+
 /* ---- a relation's ancestors, cached per backend (cache_ancestors.c) ---- */
 
 extern const SfcShmemPart CacheAncestorsShmemPart;

@@ -126,7 +126,7 @@ static InvalShared *inval = NULL;
 static List *written_relids = NIL;
 static List *whole_relids = NIL;
 static List *captured = NIL;
-static Bitmapset *written_counters = NULL;
+static CounterSet written_counters = {NULL, 0, 0};
 static int	written_tags = 0;
 static bool tags_overflowed = false;
 static bool written_global = false;
@@ -328,13 +328,10 @@ note_written_relation(Oid relid)
 	MemoryContextSwitchTo(oldcxt);
 }
 
-static void
+static bool
 note_counter(uint32 counter)
 {
-	MemoryContext oldcxt = MemoryContextSwitchTo(TopMemoryContext);
-
-	written_counters = bms_add_member(written_counters, counter);
-	MemoryContextSwitchTo(oldcxt);
+	return CounterSetAdd(&written_counters, counter);
 }
 
 static void
@@ -553,11 +550,8 @@ CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash)
 	{
 		uint32		counter = CacheTagCounter(lfirst_oid(lc), attname, valuehash);
 
-		if (!bms_is_member(counter, written_counters))
-		{
-			note_counter(counter);
+		if (note_counter(counter))
 			written_tags++;
-		}
 	}
 
 	if (written_tags > sfc_max_tags_per_transaction)
@@ -632,9 +626,10 @@ CacheInvalidateAllNow(void)
 static void
 bump_before_commit(void)
 {
-	int			c = -1;
+	int			pos = -1;
+	uint32		c;
 
-	while ((c = bms_next_member(written_counters, c)) >= 0)
+	while (CounterSetNext(&written_counters, &pos, &c))
 	{
 		pg_atomic_fetch_add_u32(&inval->counters[c].inflight, 1);
 		pg_atomic_fetch_add_u64(&inval->counters[c].gen, 1);
@@ -651,9 +646,10 @@ bump_before_commit(void)
 static void
 bump_after_commit(void)
 {
-	int			c = -1;
+	int			pos = -1;
+	uint32		c;
 
-	while ((c = bms_next_member(written_counters, c)) >= 0)
+	while (CounterSetNext(&written_counters, &pos, &c))
 	{
 		pg_atomic_fetch_add_u64(&inval->counters[c].gen, 1);
 		pg_atomic_fetch_sub_u32(&inval->counters[c].inflight, 1);
@@ -691,8 +687,7 @@ forget_writes(void)
 		list_free(((CapturedRelation *) lfirst(lc))->with_ancestors);
 	list_free_deep(captured);
 	captured = NIL;
-	bms_free(written_counters);
-	written_counters = NULL;
+	CounterSetReset(&written_counters);
 	written_tags = 0;
 	tags_overflowed = false;
 	written_global = false;
@@ -710,7 +705,7 @@ CacheXactEvent(XactEvent event)
 			CacheInheritanceXactBump(false);
 			if (IsLogicalWorker())
 				note_write_global();
-			if (written_counters != NULL || written_global)
+			if (written_counters.count > 0 || written_global)
 			{
 				bump_before_commit();
 				SfcTestHoldOnAdvisoryLock(sfc_test_hold_commit_lock);
