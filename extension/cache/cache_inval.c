@@ -44,6 +44,7 @@
 #include "access/genam.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
@@ -83,8 +84,6 @@
 
 #include "cache/cache.h"
 
-#define SFC_GEN_SLOTS 16384
-
 typedef struct GenSlot
 {
 	pg_atomic_uint64 gen;
@@ -106,16 +105,33 @@ static Bitmapset *written_slots = NULL;
 static bool written_global = false;
 static bool bumped_pre_commit = false;
 
+/* Relations whose plans changed (no rows): in written_slots, not written_relids. */
+static List *plan_changed_relids = NIL;
+
+#define MAX_COMMIT_CALLBACKS 2
+
+/* Told of each commit that invalidated something (the Redis bus). */
+static CacheCommitCallback commit_callbacks[MAX_COMMIT_CALLBACKS];
+static int	n_commit_callbacks = 0;
+static bool commit_announced = false;
+
 #define MAX_INVALIDATION_CALLBACKS 4
 
 /* Told of each relation a committed transaction wrote. */
 static CacheInvalidationCallback invalidation_callbacks[MAX_INVALIDATION_CALLBACKS];
 static int	n_invalidation_callbacks = 0;
 
+/* The generation slot of a relation of any database. */
+uint32
+CacheGenSlotFor(Oid dbid, Oid relid)
+{
+	return hash_combine(hash_uint32(dbid), hash_uint32(relid)) % SFC_GEN_SLOTS;
+}
+
 static uint32
 slot_for(Oid relid)
 {
-	return hash_combine(hash_uint32(MyDatabaseId), hash_uint32(relid)) % SFC_GEN_SLOTS;
+	return CacheGenSlotFor(MyDatabaseId, relid);
 }
 
 /* Pure: the generation and in-flight counters. */
@@ -156,6 +172,19 @@ CacheRegisterInvalidationCallback(CacheInvalidationCallback callback)
 	if (n_invalidation_callbacks >= MAX_INVALIDATION_CALLBACKS)
 		elog(ERROR, "too many sfcache invalidation callbacks");
 	invalidation_callbacks[n_invalidation_callbacks++] = callback;
+}
+
+/*
+ * From an Init: call callback at the start of each commit that invalidates
+ * something (before its commit record), at its end (with its relations and
+ * commit LSN) or at its abort. It must only copy into shared memory.
+ */
+void
+CacheRegisterCommitCallback(CacheCommitCallback callback)
+{
+	if (n_commit_callbacks >= MAX_COMMIT_CALLBACKS)
+		elog(ERROR, "too many sfcache commit callbacks");
+	commit_callbacks[n_commit_callbacks++] = callback;
 }
 
 /* ---- reading side ---- */
@@ -343,7 +372,11 @@ note_plan_change(Oid relid)
 	rels = relations_affected_by_write(relid);
 	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
 	foreach(lc, rels)
+	{
 		written_slots = bms_add_member(written_slots, slot_for(lfirst_oid(lc)));
+		plan_changed_relids = list_append_unique_oid(plan_changed_relids,
+													 lfirst_oid(lc));
+	}
 	MemoryContextSwitchTo(oldcxt);
 	list_free(rels);
 }
@@ -364,6 +397,17 @@ CacheInvalidateRelationNow(Oid relid)
 	foreach(lc, rels)
 		pg_atomic_fetch_add_u64(&inval->slots[slot_for(lfirst_oid(lc))].gen, 1);
 	list_free(rels);
+}
+
+/*
+ * Bump the given relations of any database, as another node's commit
+ * reported them (already with their ancestors and descendants).
+ */
+void
+CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids)
+{
+	for (int i = 0; i < nrelids; i++)
+		pg_atomic_fetch_add_u64(&inval->slots[CacheGenSlotFor(dbid, relids[i])].gen, 1);
 }
 
 void
@@ -422,9 +466,41 @@ report_invalidations(void)
 	}
 }
 
+/* Tell the commit callbacks a commit (or its abort) begins or ended. */
+static void
+announce_commit(CacheCommitPhase phase)
+{
+	CacheCommitInfo info = {0};
+	List	   *rels = NIL;
+
+	if (n_commit_callbacks == 0)
+		return;
+	if (phase == CACHE_COMMIT_BEGIN)
+		commit_announced = true;
+	else if (!commit_announced)
+		return;
+	if (phase == CACHE_COMMIT_DONE)
+	{
+		/* a commit without a transaction id (COMMIT PREPARED) has no record */
+		info.commit_lsn = TransactionIdIsValid(GetTopTransactionIdIfAny()) ?
+			XactLastCommitEnd : GetXLogInsertRecPtr();
+		rels = list_concat_unique_oid(list_copy(written_relids), plan_changed_relids);
+		info.everything = written_global;
+		info.nrelids = list_length(rels);
+		info.relids = rels ? &linitial_oid(rels) : NULL;
+	}
+	info.dbid = MyDatabaseId;
+	for (int i = 0; i < n_commit_callbacks; i++)
+		commit_callbacks[i] (phase, &info);
+	list_free(rels);
+}
+
 static void
 forget_writes(void)
 {
+	list_free(plan_changed_relids);
+	plan_changed_relids = NIL;
+	commit_announced = false;
 	list_free(written_relids);
 	written_relids = NIL;
 	bms_free(written_slots);
@@ -445,6 +521,7 @@ CacheXactEvent(XactEvent event)
 				note_write_global();
 			if (written_slots != NULL || written_global)
 			{
+				announce_commit(CACHE_COMMIT_BEGIN);
 				bump_before_commit();
 				SfcTestHoldOnAdvisoryLock(sfc_test_hold_commit_lock);
 			}
@@ -458,6 +535,8 @@ CacheXactEvent(XactEvent event)
 				if (event == XACT_EVENT_COMMIT)
 					report_invalidations();
 			}
+			announce_commit(event == XACT_EVENT_COMMIT ?
+							CACHE_COMMIT_DONE : CACHE_COMMIT_ABORTED);
 			forget_writes();
 			break;
 		default:
@@ -578,6 +657,9 @@ CacheUtilityWritesBegin(Node *stmt)
 	if (!IsA(stmt, TransactionStmt) ||
 		((TransactionStmt *) stmt)->kind != TRANS_STMT_COMMIT_PREPARED)
 		return false;
+	/* announced before its record, published as global at this commit */
+	announce_commit(CACHE_COMMIT_BEGIN);
+	note_write_global();
 	pg_atomic_fetch_add_u32(&inval->global_inflight, 1);
 	pg_atomic_fetch_add_u64(&inval->global_gen, 1);
 	return true;

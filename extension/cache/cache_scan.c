@@ -15,6 +15,7 @@
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -159,11 +160,15 @@ run_as_leader(SfcScanState *state, CacheKey key)
 	CaptureReceiver *cap = CacheCaptureReceiverCreate((Size) sfc_max_entry_size_kb * 1024);
 	GenSnapshot gens;
 	bool		storable;
+	SfcBypass	standby_why = SFC_BYPASS_NONE;
 
 	state->outcome = SFC_LEADER;
 	PG_TRY();
 	{
 		storable = CacheGenSnapshotTake(state->priv.relids, &gens);
+		/* a standby: after the generations, before the snapshot */
+		if (storable && RecoveryInProgress())
+			standby_why = CacheCheckStandby(state->priv.relids);
 		PushActiveSnapshot(GetTransactionSnapshot());
 		SfcTestHoldOnAdvisoryLock(sfc_test_hold_leader_lock);
 		CacheRunSavedQuery(&state->priv, estate->es_param_list_info,
@@ -181,6 +186,8 @@ run_as_leader(SfcScanState *state, CacheKey key)
 		state->bypass = SFC_BYPASS_TOO_LARGE;
 	else if (!storable)
 		state->bypass = SFC_BYPASS_COMMIT_IN_FLIGHT;
+	else if (standby_why != SFC_BYPASS_NONE)
+		state->bypass = standby_why;
 
 	if (state->bypass != SFC_BYPASS_NONE)
 	{
