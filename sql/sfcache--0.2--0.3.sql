@@ -5,7 +5,8 @@
 -- ---- bus: the Redis invalidation bus (extension/bus) ----
 
 CREATE FUNCTION sfcache.bus_state(
-	OUT node text, OUT role text, OUT state text, OUT state_since timestamptz,
+	OUT node text, OUT role text, OUT state text, OUT worker_pid integer,
+	OUT state_since timestamptz,
 	OUT redis_url text, OUT channel text, OUT last_error text,
 	OUT sent bigint, OUT received bigint, OUT own_skipped bigint,
 	OUT dropped bigint, OUT duplicates bigint, OUT gaps bigint,

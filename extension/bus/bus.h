@@ -39,6 +39,7 @@ extern char *bus_redis_url_masked;	/* the GUC's own value */
 extern char *bus_redis_url;		/* the real URL, password included */
 extern char *bus_redis_channel;
 extern char *bus_node_name;
+extern char *bus_redis_password_file;
 extern int	bus_heartbeat_ms;
 extern int	bus_liveness_s;
 
@@ -127,6 +128,7 @@ typedef struct BusShared
 	char		node[BUS_NAME_LEN];
 	TimestampTz state_since;
 	Latch	   *worker_latch;
+	int			worker_pid;
 	pg_atomic_uint64 counters[BUS_NUM_COUNTERS];
 	/* the hot standby's rule (bus_standby.c) */
 	pg_atomic_uint32 usable;	/* connected to Redis */

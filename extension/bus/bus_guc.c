@@ -9,7 +9,11 @@
  * in its "extra" and replaces the setting's value by the masked URL, so
  * SHOW, pg_settings (setting, reset_val, boot_val) and every log line that
  * prints the setting see "redis://user:***@host:port/db"; the assign hook
- * hands the real URL to bus_redis_url, which only the worker reads.
+ * hands the real URL to bus_redis_url, which only the worker reads. One
+ * line escapes this: PostgreSQL's own "parameter ... changed to" LOG line,
+ * when the postmaster reloads a changed postgresql.conf, prints the value
+ * as the file spells it; sfcache.redis_password_file keeps the password
+ * out of the file altogether.
  *
  *-------------------------------------------------------------------------
  */
@@ -26,6 +30,7 @@ char	   *bus_redis_url_masked = NULL;
 char	   *bus_redis_url = NULL;
 char	   *bus_redis_channel = NULL;
 char	   *bus_node_name = NULL;
+char	   *bus_redis_password_file = NULL;
 int			bus_heartbeat_ms = 100;
 int			bus_liveness_s = 5;
 
@@ -121,6 +126,11 @@ BusGucInit(void)
 							   "Redis pub/sub channel the nodes of one cluster share.",
 							   NULL, &bus_redis_channel, "sfcache", PGC_SIGHUP, 0,
 							   check_channel, NULL, NULL);
+	DefineCustomStringVariable("sfcache.redis_password_file",
+							   "File holding the Redis password, when sfcache.redis_url has none.",
+							   "Keeps the password out of postgresql.conf and of the server log.",
+							   &bus_redis_password_file, "", PGC_SIGHUP, 0,
+							   NULL, NULL, NULL);
 	DefineCustomStringVariable("sfcache.node_name",
 							   "This server's name on the bus (empty: host name and port).",
 							   NULL, &bus_node_name, "", PGC_SIGHUP, 0,

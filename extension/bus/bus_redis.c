@@ -19,6 +19,8 @@
 
 #include <hiredis/hiredis.h>
 
+#include "storage/fd.h"
+
 #include "bus/bus.h"
 
 static redisContext * cmd_ctx = NULL;
@@ -93,6 +95,31 @@ free_url(BusUrl *url)
 	free(url->password);
 }
 
+/* The password from sfcache.redis_password_file (first line), malloc'd. */
+static bool
+read_password_file(BusUrl *url, char *error)
+{
+	FILE	   *f;
+	char		line[1024];
+
+	if (url->password != NULL || bus_redis_password_file == NULL ||
+		bus_redis_password_file[0] == '\0')
+		return true;
+	f = AllocateFile(bus_redis_password_file, "r");
+	if (f == NULL)
+	{
+		snprintf(error, BUS_ERROR_LEN, "could not open sfcache.redis_password_file \"%s\": %m",
+				 bus_redis_password_file);
+		return false;
+	}
+	if (fgets(line, sizeof(line), f) == NULL)
+		line[0] = '\0';
+	FreeFile(f);
+	line[strcspn(line, "\r\n")] = '\0';
+	url->password = strdup(line);
+	return url->password != NULL;
+}
+
 /* Open both connections and subscribe to channel; false with error set. */
 bool
 BusRedisConnect(const char *url_text, const char *channel, char *error)
@@ -106,6 +133,11 @@ BusRedisConnect(const char *url_text, const char *channel, char *error)
 	if (!BusUrlParse(url_text, &url, &why))
 	{
 		snprintf(error, BUS_ERROR_LEN, "invalid sfcache.redis_url: %s", why);
+		free_url(&url);
+		return false;
+	}
+	if (!read_password_file(&url, error))
+	{
 		free_url(&url);
 		return false;
 	}

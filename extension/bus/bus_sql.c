@@ -29,7 +29,7 @@ static const char *const state_names[] = {
 	[BUS_CONNECTED] = "connected",
 };
 
-#define BUS_STATE_COLS 21
+#define BUS_STATE_COLS 22
 
 /* Slots whose last invalidation the standby has not replayed yet. */
 static int
@@ -59,6 +59,7 @@ sfcache_bus_state_0_3(PG_FUNCTION_ARGS)
 	char		error[BUS_ERROR_LEN];
 	TimestampTz since;
 	uint64		queued;
+	int			worker_pid;
 
 	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "return type must be a row type");
@@ -69,12 +70,15 @@ sfcache_bus_state_0_3(PG_FUNCTION_ARGS)
 	strlcpy(error, bus_shared->error, BUS_ERROR_LEN);
 	since = bus_shared->state_since;
 	queued = bus_shared->head - bus_shared->tail;
+	worker_pid = bus_shared->worker_pid;
 	LWLockRelease(bus_shared->lock);
 
 	values[n] = CStringGetTextDatum(node);
 	nulls[n++] = node[0] == '\0';
 	values[n++] = CStringGetTextDatum(standby ? "standby" : "primary");
 	values[n++] = CStringGetTextDatum(state_names[state]);
+	values[n] = Int32GetDatum(worker_pid);
+	nulls[n++] = worker_pid == 0;
 	values[n++] = TimestampTzGetDatum(since);
 	values[n++] = CStringGetTextDatum(bus_redis_url_masked ? bus_redis_url_masked : "");
 	values[n++] = CStringGetTextDatum(bus_redis_channel);

@@ -95,8 +95,8 @@ choose_node_name(void)
 static void
 current_config(char *out, size_t len)
 {
-	snprintf(out, len, "%s %s %s", bus_redis_url ? bus_redis_url : "",
-			 bus_redis_channel, bus_node_name);
+	snprintf(out, len, "%s %s %s %s", bus_redis_url ? bus_redis_url : "",
+			 bus_redis_channel, bus_node_name, bus_redis_password_file);
 }
 
 static void
@@ -337,6 +337,7 @@ worker_exit(int code, Datum arg)
 {
 	LWLockAcquire(bus_shared->lock, LW_EXCLUSIVE);
 	bus_shared->worker_latch = NULL;
+	bus_shared->worker_pid = 0;
 	LWLockRelease(bus_shared->lock);
 	pg_atomic_write_u32(&bus_shared->usable, 0);
 	pg_atomic_write_u64(&bus_shared->horizon, 0);
@@ -356,6 +357,7 @@ sfcache_bus_worker_0_3(Datum main_arg)
 	cxt = AllocSetContextCreate(TopMemoryContext, "sfcache bus", ALLOCSET_DEFAULT_SIZES);
 	LWLockAcquire(bus_shared->lock, LW_EXCLUSIVE);
 	bus_shared->worker_latch = MyLatch;
+	bus_shared->worker_pid = MyProcPid;
 	LWLockRelease(bus_shared->lock);
 	before_shmem_exit(worker_exit, 0);
 	BusSetState(BUS_NOT_CONFIGURED, NULL);
