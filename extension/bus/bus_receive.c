@@ -221,6 +221,12 @@ BusReceive(const BusMsg *msg)
 			break;
 		case APPLY:
 			apply(msg, same_cluster);
+			/* bench/bus-latency pairs these lines with commit timestamps */
+			if (msg->kind != BUS_MSG_HEARTBEAT)
+				elog(DEBUG1, "sfcache bus: applied %c seq " UINT64_FORMAT " from \"%s\" lsn %X/%X relation %u at %s",
+					 (char) msg->kind, msg->seq, msg->node, LSN_FORMAT_ARGS(msg->lsn),
+					 msg->nrelids > 0 ? msg->relids[0] : InvalidOid,
+					 timestamptz_to_str(GetCurrentTimestamp()));
 			break;
 	}
 	BusRecomputeHorizon();
