@@ -90,7 +90,7 @@ typedef struct BusPeer
 {
 	bool		used;
 	char		name[BUS_NAME_LEN];
-	int64		incarnation;	/* start time of its worker */
+	int64		incarnation;	/* when it connected to Redis */
 	uint64		sysid;			/* its system identifier */
 	bool		primary;
 	uint64		last_seq;

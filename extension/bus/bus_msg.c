@@ -8,8 +8,8 @@
  *		 <kind> <dbid> <lsn> <relid,relid,...|->
  *
  * node is sfcache.node_name (no spaces: its check hook), incarnation the
- * start time of the sender's worker (a restarted sender starts its
- * sequence again), sysid its system identifier (relation OIDs name the
+ * time the sender's worker connected (each connection starts its sequence
+ * again), sysid its system identifier (relation OIDs name the
  * same relations only between nodes that share it), p or s whether it is
  * a primary, seq its sequence number (a heartbeat repeats the last one),
  * watermark and highest the WAL positions bus_shmem.c and bus_receive.c

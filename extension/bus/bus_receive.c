@@ -15,8 +15,10 @@
  *	- a sequence already seen is a duplicate, skipped;
  *	- otherwise R bumps the relations' generations, D and F everything.
  * Before any bump, the commit's LSN is stored as the pending LSN of the
- * relations' slots (for a flush, the sender's highest commit LSN as the
- * global pending LSN): bus_standby.c reads the generations, then these, so
+ * relations' slots (for a flush, the larger of the sender's highest
+ * published commit LSN and its watermark, as the global pending LSN: a
+ * lost message's commit lies before the first, a commit never published
+ * (made while its node was off the bus) before the second): bus_standby.c reads the generations, then these, so
  * a result a standby stores after a bump was computed past that commit.
  * Relation OIDs name the same relations only between nodes sharing a
  * system identifier (a primary, its standbys, their promoted clones):
@@ -217,7 +219,9 @@ BusReceive(const BusMsg *msg)
 			BusCount(BUS_GAPS);
 			/* FALLTHROUGH */
 		case FLUSH_NEW:
-			BusFlushAll(same_cluster ? msg->highest_lsn : InvalidXLogRecPtr);
+			/* what was lost lies at or before both (see the file header) */
+			BusFlushAll(same_cluster ? Max(msg->highest_lsn, msg->watermark) :
+						InvalidXLogRecPtr);
 			break;
 		case APPLY:
 			apply(msg, same_cluster);

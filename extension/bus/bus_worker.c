@@ -8,9 +8,10 @@
  *		messages to bus_receive.c. Logs once per change of state.
  *
  * On every (re)connection the node flushes its results (others may have
- * written while it was away) and forgets its peers, so that each one's
- * first message flushes again; a standby serves nothing until a primary's
- * watermark arrives (bus_standby.c).
+ * written while it was away), forgets its peers, so that each one's first
+ * message flushes again, and starts a new incarnation, so that peers flush
+ * for the commits it could not publish meanwhile. A standby serves nothing
+ * until a primary's watermark arrives (bus_standby.c).
  *
  * A stopped or slow Redis blocks the worker for at most the command
  * timeout (bus_redis.c); committing backends never wait for it: they only
@@ -43,7 +44,7 @@
 #define BUS_BATCH 64
 
 /* The worker's own state. */
-static int64 incarnation;
+static int64 incarnation;		/* time of the current connection */
 static uint64 seq = 0;
 static XLogRecPtr highest_lsn = InvalidXLogRecPtr;
 static char node[BUS_NAME_LEN];
@@ -292,6 +293,14 @@ try_connect(TimestampTz now)
 					bus_redis_url_masked, bus_redis_channel, node)));
 	last_logged[0] = '\0';
 	backoff_ms = BUS_BACKOFF_MIN_MS;
+
+	/*
+	 * A new incarnation per connection: commits made while we were off the
+	 * bus were never published, so peers must treat us as a new sender and
+	 * flush, whatever our sequence numbers say.
+	 */
+	incarnation = (int64) now;
+	seq = 0;
 	BusSetState(BUS_CONNECTED, NULL);
 	/* others may have written while we were away */
 	BusForgetPeers();
@@ -353,7 +362,6 @@ sfcache_bus_worker_0_3(Datum main_arg)
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 
-	incarnation = (int64) GetCurrentTimestamp();
 	cxt = AllocSetContextCreate(TopMemoryContext, "sfcache bus", ALLOCSET_DEFAULT_SIZES);
 	LWLockAcquire(bus_shared->lock, LW_EXCLUSIVE);
 	bus_shared->worker_latch = MyLatch;

@@ -236,9 +236,10 @@ my $relid = $primary->safe_psql('postgres', "SELECT 'course'::regclass::oid");
 sub ghost
 {
 	my ($seq, $kind, $rels) = @_;
-	# a primary of our cluster whose watermark never holds the standby back
+	# a primary of our cluster (it has no liveness key: soon reported gone)
+	my $lsn = $primary->lsn('insert');
 	$redis->cli('PUBLISH', 'sfcache',
-		"sfc1 ghost 42 $sysid p $seq FFFFFFFF/FFFFFFFF 0/1 $kind $dbid 0/1 $rels");
+		"sfc1 ghost 42 $sysid p $seq $lsn 0/1 $kind $dbid 0/1 $rels");
 }
 
 sub wait_counter
