@@ -19,8 +19,11 @@
  * the smallest slot set, and publishes W only after draining the queue: a
  * commit whose record ends at or before W has either been queued before
  * its slot was cleared, or set its slot before W was read (its record
- * lies after its slot's value, so W is below it). So "every commit up to W
- * has been published" holds for each message.
+ * lies after its slot's value, so W is below it), or was dropped from a
+ * full queue after setting the overflow flag, which the worker reads after
+ * W and answers with a flush published before W. So "every commit up to W
+ * has been published" holds once W is: the worker announces it in a
+ * heartbeat after the drain (bus_worker.c), never in the drained messages.
  *
  * Locking: bus_shared->lock protects the queue, the peers, the state and
  * the error text; the counters, the overflow flag, the marks and the

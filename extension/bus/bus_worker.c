@@ -146,13 +146,32 @@ publish(BusMsg *msg, char *error)
 	return ok;
 }
 
-/* A primary: publish the queued commits, then a flush if some were dropped. */
+/*
+ * A primary: a flush if commits were dropped, then the queued commits. Their
+ * messages carry the watermark already published: the new one is announced
+ * by the heartbeat that follows the drain, once every commit it covers has
+ * been published (a standby reading the new watermark from the first message
+ * of a batch could serve a result that a later message of that batch
+ * invalidates).
+ */
 static bool
-publish_queue(XLogRecPtr watermark, char *error)
+publish_queue(char *error)
 {
 	BusQueueEntry batch[BUS_BATCH];
 	int			n;
 
+	if (pg_atomic_exchange_u32(&bus_shared->overflow, 0) != 0)
+	{
+		BusMsg		msg = {0};
+
+		seq++;
+		highest_lsn = Max(highest_lsn, GetXLogInsertRecPtr());
+		msg.kind = BUS_MSG_FLUSH;
+		msg.lsn = highest_lsn;
+		msg.watermark = last_watermark;
+		if (!publish(&msg, error))
+			return false;
+	}
 	while ((n = BusQueueTake(batch, BUS_BATCH)) > 0)
 	{
 		for (int i = 0; i < n; i++)
@@ -164,33 +183,29 @@ publish_queue(XLogRecPtr watermark, char *error)
 			msg.kind = batch[i].everything ? BUS_MSG_DATABASE : BUS_MSG_RELATIONS;
 			msg.dbid = batch[i].dbid;
 			msg.lsn = batch[i].lsn;
-			msg.watermark = watermark;
+			msg.watermark = last_watermark;
 			msg.nrelids = batch[i].nrelids;
 			memcpy(msg.relids, batch[i].relids, sizeof(Oid) * msg.nrelids);
 			if (!publish(&msg, error))
 			{
-				/* lost with the rest of the batch: peers will see a gap */
+				/* lost with the rest of the batch: peers flush on our return */
 				for (int j = i; j < n; j++)
 					BusCount(BUS_DROPPED);
 				return false;
 			}
 		}
 	}
-	if (pg_atomic_exchange_u32(&bus_shared->overflow, 0) != 0)
-	{
-		BusMsg		msg = {0};
-
-		seq++;
-		highest_lsn = Max(highest_lsn, GetXLogInsertRecPtr());
-		msg.kind = BUS_MSG_FLUSH;
-		msg.lsn = highest_lsn;
-		msg.watermark = watermark;
-		return publish(&msg, error);
-	}
 	return true;
 }
 
-/* Publish what is due: queued commits, a heartbeat when idle. */
+/*
+ * Publish what is due. A primary reads its watermark first, then (a full
+ * barrier: the exchange) the overflow flag, then drains the queue, then
+ * announces the watermark in a heartbeat: a commit dropped before the
+ * watermark was read set the flag before clearing its mark, so its flush is
+ * published before the watermark that covers it. A heartbeat also goes out
+ * when idle.
+ */
 static bool
 publish_due(TimestampTz now, char *error)
 {
@@ -200,21 +215,14 @@ publish_due(TimestampTz now, char *error)
 	if (!RecoveryInProgress())
 	{
 		watermark = BusWatermark();
-		if (!publish_queue(watermark, error))
+		if (!publish_queue(error))
 			return false;
 	}
-
-	/*
-	 * A heartbeat when idle, and whenever the watermark moved: a commit's own
-	 * message may carry a watermark read while its backend was still marked
-	 * (the worker woke for another reason), and its standby must not wait for
-	 * the next idle heartbeat to cover it.
-	 */
 	if (!TimestampDifferenceExceeds(last_publish, now, bus_heartbeat_ms) &&
 		watermark <= last_watermark)
 		return true;
 	msg.kind = BUS_MSG_HEARTBEAT;
-	msg.watermark = watermark;
+	msg.watermark = Max(watermark, last_watermark);
 	return publish(&msg, error);
 }
 
