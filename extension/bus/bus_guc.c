@@ -31,7 +31,7 @@ char	   *bus_redis_url = NULL;
 char	   *bus_redis_channel = NULL;
 char	   *bus_node_name = NULL;
 char	   *bus_redis_password_file = NULL;
-int			bus_heartbeat_ms = 100;
+int			bus_heartbeat_ms = 20;
 int			bus_liveness_s = 5;
 
 static bool
@@ -136,9 +136,9 @@ BusGucInit(void)
 							   NULL, &bus_node_name, "", PGC_SIGHUP, 0,
 							   check_node_name, NULL, NULL);
 	DefineCustomIntVariable("sfcache.redis_heartbeat_ms",
-							"How often the bus worker publishes a heartbeat when idle.",
-							"A standby serves from its cache only while the primary's last heartbeat covers its replay position.",
-							&bus_heartbeat_ms, 100, 10, 10000, PGC_SIGHUP,
+							"How often the bus worker publishes its WAL position when it moved.",
+							"A standby serves from its cache only while its primary's last published position covers its replay position.",
+							&bus_heartbeat_ms, 20, 5, 10000, PGC_SIGHUP,
 							GUC_UNIT_MS, NULL, NULL, NULL);
 	DefineCustomIntVariable("sfcache.redis_liveness_s",
 							"Expiry of this node's liveness key in Redis.",

@@ -42,6 +42,7 @@
 #define BUS_BACKOFF_MAX_MS 2000
 #define BUS_LIVENESS_EVERY_MS 1000
 #define BUS_BATCH 64
+#define BUS_IDLE_HEARTBEAT_MS 1000	/* when the watermark did not move */
 
 /* The worker's own state. */
 static int64 incarnation;		/* time of the current connection */
@@ -203,8 +204,10 @@ publish_queue(char *error)
  * barrier: the exchange) the overflow flag, then drains the queue, then
  * announces the watermark in a heartbeat: a commit dropped before the
  * watermark was read set the flag before clearing its mark, so its flush is
- * published before the watermark that covers it. A heartbeat also goes out
- * when idle.
+ * published before the watermark that covers it. The worker wakes at every
+ * queued commit and every sfcache.redis_heartbeat_ms, and publishes a
+ * heartbeat when its watermark moved (any WAL, written by anything, moves a
+ * standby's replay past the last one) or once a second when idle.
  */
 static bool
 publish_due(TimestampTz now, char *error)
@@ -218,7 +221,7 @@ publish_due(TimestampTz now, char *error)
 		if (!publish_queue(error))
 			return false;
 	}
-	if (!TimestampDifferenceExceeds(last_publish, now, bus_heartbeat_ms) &&
+	if (!TimestampDifferenceExceeds(last_publish, now, BUS_IDLE_HEARTBEAT_MS) &&
 		watermark <= last_watermark)
 		return true;
 	msg.kind = BUS_MSG_HEARTBEAT;

@@ -27,7 +27,6 @@ sub bus_conf
 	return "shared_preload_libraries = 'sfcache'\n"
 	  . "sfcache.redis_url = '" . $redis->url . "'\n"
 	  . "sfcache.node_name = '$name'\n"
-	  . "sfcache.redis_heartbeat_ms = 50\n"
 	  . "sfcache.redis_liveness_s = 2\n";
 }
 
