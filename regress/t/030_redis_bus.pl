@@ -32,7 +32,8 @@ sub bus_conf
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);
-$primary->append_conf('postgresql.conf', bus_conf('primary'));
+$primary->append_conf('postgresql.conf',
+	bus_conf('primary') . "max_prepared_transactions = 5\n");
 $primary->start;
 $primary->safe_psql('postgres', q{
 	CREATE EXTENSION sfcache;
@@ -164,6 +165,18 @@ $primary->safe_psql('postgres', "UPDATE course SET title = 'unpublished' WHERE i
 is(read_after($primary->lsn('insert'), $q_course), 'unpublished',
 	'replayed before its invalidation arrived: not the old result');
 kill 'CONT', $worker;
+
+# ---- PREPARE TRANSACTION publishes nothing; COMMIT PREPARED invalidates
+wait_caching('before a prepared transaction');
+$standby->safe_psql('postgres', $q_course) for 1 .. 2;
+$primary->safe_psql('postgres', "BEGIN; UPDATE course SET title = 'prepared' WHERE id = 1;
+	PREPARE TRANSACTION 'bus'");
+is(read_after($primary->lsn('insert'), $q_course), 'unpublished',
+	'a prepared transaction is not visible on the standby');
+wait_caching('after PREPARE TRANSACTION');
+$primary->safe_psql('postgres', "COMMIT PREPARED 'bus'");
+is(read_after($primary->lsn('insert'), $q_course), 'prepared',
+	'COMMIT PREPARED reaches the standby\'s cache');
 
 # ---- two primaries sharing the channel invalidate each other
 sub invalidates
