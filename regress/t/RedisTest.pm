@@ -8,12 +8,16 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(usleep);
 
+# Every server started, stopped when the test ends, however it ends.
+my @servers;
+
 sub new
 {
 	my ($class) = @_;
 	my $dir = PostgreSQL::Test::Utils::tempdir_short();
 	my $self = bless { dir => $dir, sock => "$dir/redis.sock" }, $class;
 	$self->start;
+	push @servers, $self;
 	return $self;
 }
 
@@ -32,7 +36,12 @@ sub start
 	  or BAIL_OUT('redis-server did not start');
 	for (1 .. 100)
 	{
-		return if $self->cli('PING') eq 'PONG';
+		if ($self->cli('PING') eq 'PONG')
+		{
+			# kept here: the pid file goes with the temporary directory
+			$self->{pid} = $self->pid;
+			return;
+		}
 		usleep(50_000);
 	}
 	BAIL_OUT('redis-server does not answer on ' . $self->{sock});
@@ -41,7 +50,7 @@ sub start
 sub pid
 {
 	my ($self) = @_;
-	open my $fh, '<', "$self->{dir}/redis.pid" or return undef;
+	open my $fh, '<', "$self->{dir}/redis.pid" or return $self->{pid};
 	my $pid = <$fh>;
 	chomp $pid;
 	return $pid;
@@ -55,6 +64,7 @@ sub kill9
 	kill 'KILL', $pid;
 	usleep(50_000) while kill 0, $pid;
 	unlink "$self->{dir}/redis.pid";
+	$self->{pid} = undef;
 }
 
 sub signal { my ($self, $sig) = @_; kill $sig, $self->pid; }
@@ -72,8 +82,13 @@ sub cli
 sub DESTROY
 {
 	my ($self) = @_;
-	my $pid = $self->pid;
-	kill 'KILL', $pid if $pid;
+	kill 'KILL', $self->{pid} if $self->{pid};
+	$self->{pid} = undef;
+}
+
+END
+{
+	$_->DESTROY for grep { defined } @servers;
 }
 
 1;
