@@ -5,7 +5,7 @@ EXTENSION = sfcache
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" sfcache.control)
 
 MODULE_big = sfcache
-OBJS = $(CORE_OBJS) $(CACHE_OBJS) $(ADVICE_OBJS) $(WHATIF_OBJS)
+OBJS = $(CORE_OBJS) $(CACHE_OBJS) $(ADVICE_OBJS) $(WHATIF_OBJS) $(BUS_OBJS)
 
 # extension/core: _PG_init, the hook points, shared memory, nesting level.
 CORE_OBJS = \
@@ -63,6 +63,20 @@ WHATIF_OBJS = \
 	extension/whatif/whatif_plan.o \
 	extension/whatif/whatif_size.o \
 	extension/whatif/whatif_sql.o
+
+# extension/bus: the Redis invalidation bus (hiredis).
+BUS_OBJS = \
+	extension/bus/bus_guc.o \
+	extension/bus/bus_init.o \
+	extension/bus/bus_msg.o \
+	extension/bus/bus_receive.o \
+	extension/bus/bus_redis.o \
+	extension/bus/bus_shmem.o \
+	extension/bus/bus_sql.o \
+	extension/bus/bus_standby.o \
+	extension/bus/bus_url.o \
+	extension/bus/bus_worker.o
+SHLIB_LINK += -lhiredis
 
 DATA = $(wildcard sql/sfcache--*.sql)
 
@@ -127,6 +141,8 @@ $(OBJS): extension/core/core.h
 $(CORE_OBJS) $(CACHE_OBJS) $(ADVICE_OBJS): extension/cache/cache.h
 $(CORE_OBJS) $(ADVICE_OBJS) $(WHATIF_OBJS): extension/whatif/whatif.h
 $(CORE_OBJS) $(ADVICE_OBJS): extension/advice/advice.h
+$(CORE_OBJS) $(BUS_OBJS): extension/bus/bus.h
+$(BUS_OBJS): extension/cache/cache.h
 
 all: $(ADVISOR)
 

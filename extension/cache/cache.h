@@ -13,6 +13,7 @@
 #define SFCACHE_CACHE_H
 
 #include "access/xact.h"
+#include "access/xlogdefs.h"
 #include "catalog/objectaccess.h"
 #include "commands/explain.h"
 #include "datatype/timestamp.h"
@@ -68,6 +69,36 @@ typedef void (*CacheInvalidationCallback) (Oid relid);
 
 extern void CacheRegisterInvalidationCallback(CacheInvalidationCallback callback);
 
+/*
+ * cache_inval.c: told of each commit that invalidates something, to carry
+ * it to other nodes (the Redis bus, extension/bus). BEGIN comes before the
+ * commit record is written, DONE after the commit became visible (with the
+ * database, the relations, whether everything was invalidated, and an LSN
+ * at or past the end of the commit record), ABORTED if it did not commit.
+ * The callback runs inside the commit: it copies into shared memory, and
+ * never waits nor fails.
+ */
+typedef enum CacheCommitPhase
+{
+	CACHE_COMMIT_BEGIN,
+	CACHE_COMMIT_DONE,
+	CACHE_COMMIT_ABORTED
+} CacheCommitPhase;
+
+typedef struct CacheCommitInfo
+{
+	Oid			dbid;
+	XLogRecPtr	commit_lsn;		/* DONE only */
+	bool		everything;		/* DONE only: everything is invalidated */
+	int			nrelids;		/* DONE only */
+	const Oid  *relids;
+} CacheCommitInfo;
+
+typedef void (*CacheCommitCallback) (CacheCommitPhase phase,
+									 const CacheCommitInfo *info);
+
+extern void CacheRegisterCommitCallback(CacheCommitCallback callback);
+
 /* ---- settings (cache_guc.c) ---- */
 
 typedef enum SfcCacheMode
@@ -109,7 +140,7 @@ typedef enum SfcBypass
 	SFC_BYPASS_EXCLUDED,		/* sfcache.exclude() */
 	SFC_BYPASS_ISOLATION,		/* REPEATABLE READ or SERIALIZABLE */
 	SFC_BYPASS_OWN_WRITE,		/* this transaction wrote a relation read */
-	SFC_BYPASS_STANDBY,
+	SFC_BYPASS_STANDBY,			/* a hot standby without the Redis bus */
 	SFC_BYPASS_TOO_LARGE,		/* result over sfcache.max_entry_size */
 	SFC_BYPASS_COMMIT_IN_FLIGHT,	/* a writer was committing */
 	SFC_BYPASS_NO_MEMORY,		/* could not make room for the result */
@@ -120,6 +151,8 @@ typedef enum SfcBypass
 	SFC_BYPASS_FOREIGN_RELATION,	/* a foreign table, or one in a hierarchy */
 	SFC_BYPASS_NOT_ADMITTED,	/* first miss of its key: not kept
 								 * (cache_admit.c) */
+	SFC_BYPASS_STANDBY_BEHIND,	/* a standby not yet replayed past what the
+								 * bus told it, or the bus behind its replay */
 	SFC_NUM_BYPASS
 } SfcBypass;
 
@@ -177,6 +210,16 @@ extern void CacheCheckCacheable(Query *query, const char *query_string,
 extern SfcBypass CacheCheckRuntimeBypass(List *relids);
 extern SfcBypass CacheCheckHierarchies(List *inh_roots);
 
+/*
+ * On a hot standby, whether the statement reading relids (of this database)
+ * may be served or stored; registered by the Redis bus (extension/bus).
+ * Without one, a standby bypasses with SFC_BYPASS_STANDBY.
+ */
+typedef SfcBypass (*CacheStandbyCheck) (List *relids);
+
+extern void CacheRegisterStandbyCheck(CacheStandbyCheck check);
+extern SfcBypass CacheCheckStandby(List *relids);
+
 /* ---- the code a statement runs (cache_code.c) ---- */
 
 extern bool CacheFunctionIsMutable(Oid funcid);
@@ -226,6 +269,8 @@ extern int	CacheRelationTtl(Oid relid);
 #define SFC_MAX_RELS 64			/* a statement reading more is not cached */
 #define SFC_MAX_COUNTERS 256	/* counters one result depends on; beyond,
 								 * relations depend on all their rows */
+#define SFC_GEN_SLOTS 16384		/* generation slots: hash of (database,
+								 * relation) */
 
 /* The counters a result depends on, read before its snapshot. */
 typedef struct GenSnapshot
@@ -249,6 +294,8 @@ extern bool CacheGensAreCurrent(uint64 global_gen, int nslots, const uint32 *slo
 extern bool CacheTransactionWroteAny(List *relids);
 extern void CacheInvalidateRelationNow(Oid relid);
 extern void CacheInvalidateAllNow(void);
+extern uint32 CacheGenSlotFor(Oid dbid, Oid relid);
+extern void CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids);
 
 /* ---- admission (cache_admit.c) ---- */
 

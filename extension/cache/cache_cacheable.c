@@ -284,6 +284,27 @@ CacheStatementTtl(int ttl_override_s, bool ttl_default)
 	return ttl_default ? Min(ttl_override_s, sfc_ttl_s) : ttl_override_s;
 }
 
+static CacheStandbyCheck standby_check = NULL;
+
+/* From an Init: the rule a hot standby caches under (the Redis bus). */
+void
+CacheRegisterStandbyCheck(CacheStandbyCheck check)
+{
+	standby_check = check;
+}
+
+/*
+ * On a hot standby: its replay fires no hook, so only a registered rule
+ * (the Redis bus) can say a result is as fresh as the statement's snapshot.
+ */
+SfcBypass
+CacheCheckStandby(List *relids)
+{
+	if (standby_check == NULL)
+		return SFC_BYPASS_STANDBY;
+	return standby_check(relids);
+}
+
 /* What must be checked again at each execution of a cached plan. */
 SfcBypass
 CacheCheckRuntimeBypass(List *relids)
@@ -293,7 +314,12 @@ CacheCheckRuntimeBypass(List *relids)
 	if (XactIsoLevel != XACT_READ_COMMITTED)
 		return SFC_BYPASS_ISOLATION;
 	if (RecoveryInProgress())
-		return SFC_BYPASS_STANDBY;
+	{
+		SfcBypass	why = CacheCheckStandby(relids);
+
+		if (why != SFC_BYPASS_NONE)
+			return why;
+	}
 	if (CacheTransactionWroteAny(relids))
 		return SFC_BYPASS_OWN_WRITE;
 	return SFC_BYPASS_NONE;

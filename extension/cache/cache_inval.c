@@ -44,6 +44,7 @@
 #include "access/genam.h"
 #include "access/table.h"
 #include "access/xact.h"
+#include "access/xlog.h"
 #include "catalog/index.h"
 #include "catalog/namespace.h"
 #include "catalog/objectaccess.h"
@@ -95,7 +96,7 @@
  * watches its "any row" counter; one that depends only on some values of
  * a tracked column watches its "whole relation" counter and those tags.
  */
-#define SFC_REL_SLOTS 16384
+#define SFC_REL_SLOTS SFC_GEN_SLOTS
 #define SFC_TAG_SLOTS 65536
 #define ANY_ROW_COUNTER(slot) (slot)
 #define WHOLE_COUNTER(slot) (SFC_REL_SLOTS + (slot))
@@ -139,16 +140,33 @@ typedef struct CapturedRelation
 	List	   *with_ancestors; /* relid first, then its ancestors */
 } CapturedRelation;
 
+/* Relations whose plans changed (no rows): in written_counters, not written_relids. */
+static List *plan_changed_relids = NIL;
+
+#define MAX_COMMIT_CALLBACKS 2
+
+/* Told of each commit that invalidated something (the Redis bus). */
+static CacheCommitCallback commit_callbacks[MAX_COMMIT_CALLBACKS];
+static int	n_commit_callbacks = 0;
+static bool commit_announced = false;
+
 #define MAX_INVALIDATION_CALLBACKS 4
 
 /* Told of each relation a committed transaction wrote. */
 static CacheInvalidationCallback invalidation_callbacks[MAX_INVALIDATION_CALLBACKS];
 static int	n_invalidation_callbacks = 0;
 
+/* The generation slot of a relation of any database. */
+uint32
+CacheGenSlotFor(Oid dbid, Oid relid)
+{
+	return hash_combine(hash_uint32(dbid), hash_uint32(relid)) % SFC_GEN_SLOTS;
+}
+
 static uint32
 slot_for(Oid relid)
 {
-	return hash_combine(hash_uint32(MyDatabaseId), hash_uint32(relid)) % SFC_REL_SLOTS;
+	return CacheGenSlotFor(MyDatabaseId, relid);
 }
 
 /* The counter an entry watches when it depends on every row of a relation. */
@@ -217,6 +235,19 @@ CacheRegisterInvalidationCallback(CacheInvalidationCallback callback)
 	if (n_invalidation_callbacks >= MAX_INVALIDATION_CALLBACKS)
 		elog(ERROR, "too many sfcache invalidation callbacks");
 	invalidation_callbacks[n_invalidation_callbacks++] = callback;
+}
+
+/*
+ * From an Init: call callback at the start of each commit that invalidates
+ * something (before its commit record), at its end (with its relations and
+ * commit LSN) or at its abort. It must only copy into shared memory.
+ */
+void
+CacheRegisterCommitCallback(CacheCommitCallback callback)
+{
+	if (n_commit_callbacks >= MAX_COMMIT_CALLBACKS)
+		elog(ERROR, "too many sfcache commit callbacks");
+	commit_callbacks[n_commit_callbacks++] = callback;
 }
 
 /* ---- reading side ---- */
@@ -589,8 +620,14 @@ note_plan_change(Oid relid)
 	rels = relations_affected_by_write(relid);
 	foreach(lc, rels)
 	{
+		MemoryContext oldcxt;
+
 		note_counter(CacheAnyRowCounter(lfirst_oid(lc)));
 		note_counter(CacheWholeRelationCounter(lfirst_oid(lc)));
+		oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+		plan_changed_relids = list_append_unique_oid(plan_changed_relids,
+													 lfirst_oid(lc));
+		MemoryContextSwitchTo(oldcxt);
 	}
 	list_free(rels);
 }
@@ -614,6 +651,23 @@ CacheInvalidateRelationNow(Oid relid)
 		pg_atomic_fetch_add_u64(&inval->counters[CacheWholeRelationCounter(lfirst_oid(lc))].gen, 1);
 	}
 	list_free(rels);
+}
+
+/*
+ * Bump the given relations of any database, as another node's commit
+ * reported them (already with their ancestors and descendants).
+ */
+void
+CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids)
+{
+	for (int i = 0; i < nrelids; i++)
+	{
+		uint32		slot = CacheGenSlotFor(dbid, relids[i]);
+
+		/* tags do not travel: results over any value of the relation drop */
+		pg_atomic_fetch_add_u64(&inval->counters[ANY_ROW_COUNTER(slot)].gen, 1);
+		pg_atomic_fetch_add_u64(&inval->counters[WHOLE_COUNTER(slot)].gen, 1);
+	}
 }
 
 void
@@ -674,11 +728,43 @@ report_invalidations(void)
 	}
 }
 
+/* Tell the commit callbacks a commit (or its abort) begins or ended. */
+static void
+announce_commit(CacheCommitPhase phase)
+{
+	CacheCommitInfo info = {0};
+	List	   *rels = NIL;
+
+	if (n_commit_callbacks == 0)
+		return;
+	if (phase == CACHE_COMMIT_BEGIN)
+		commit_announced = true;
+	else if (!commit_announced)
+		return;
+	if (phase == CACHE_COMMIT_DONE)
+	{
+		/* a commit without a transaction id (COMMIT PREPARED) has no record */
+		info.commit_lsn = TransactionIdIsValid(GetTopTransactionIdIfAny()) ?
+			XactLastCommitEnd : GetXLogInsertRecPtr();
+		rels = list_concat_unique_oid(list_copy(written_relids), plan_changed_relids);
+		info.everything = written_global;
+		info.nrelids = list_length(rels);
+		info.relids = rels ? &linitial_oid(rels) : NULL;
+	}
+	info.dbid = MyDatabaseId;
+	for (int i = 0; i < n_commit_callbacks; i++)
+		commit_callbacks[i] (phase, &info);
+	list_free(rels);
+}
+
 static void
 forget_writes(void)
 {
 	ListCell   *lc;
 
+	list_free(plan_changed_relids);
+	plan_changed_relids = NIL;
+	commit_announced = false;
 	list_free(written_relids);
 	written_relids = NIL;
 	list_free(whole_relids);
@@ -707,6 +793,7 @@ CacheXactEvent(XactEvent event)
 				note_write_global();
 			if (written_counters.count > 0 || written_global)
 			{
+				announce_commit(CACHE_COMMIT_BEGIN);
 				bump_before_commit();
 				SfcTestHoldOnAdvisoryLock(sfc_test_hold_commit_lock);
 			}
@@ -721,6 +808,8 @@ CacheXactEvent(XactEvent event)
 				if (event == XACT_EVENT_COMMIT)
 					report_invalidations();
 			}
+			announce_commit(event == XACT_EVENT_COMMIT ?
+							CACHE_COMMIT_DONE : CACHE_COMMIT_ABORTED);
 			forget_writes();
 			break;
 		default:
@@ -841,6 +930,9 @@ CacheUtilityWritesBegin(Node *stmt)
 	if (!IsA(stmt, TransactionStmt) ||
 		((TransactionStmt *) stmt)->kind != TRANS_STMT_COMMIT_PREPARED)
 		return false;
+	/* announced before its record, published as global at this commit */
+	announce_commit(CACHE_COMMIT_BEGIN);
+	note_write_global();
 	pg_atomic_fetch_add_u32(&inval->global_inflight, 1);
 	pg_atomic_fetch_add_u64(&inval->global_gen, 1);
 	CacheInheritanceEpochBump();

@@ -19,6 +19,7 @@
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -176,6 +177,7 @@ run_as_leader(SfcScanState *state, CacheKey key)
 	uint32		counters[SFC_MAX_COUNTERS];
 	int			ncounters;
 	bool		storable;
+	SfcBypass	standby_why = SFC_BYPASS_NONE;
 
 	state->outcome = SFC_LEADER;
 	PG_TRY();
@@ -183,6 +185,9 @@ run_as_leader(SfcScanState *state, CacheKey key)
 		ncounters = CacheDependencyCounters(state->priv.relids, state->priv.value_deps,
 											estate->es_param_list_info, counters);
 		storable = CacheGenSnapshotTake(counters, ncounters, &gens);
+		/* a standby: after the generations, before the snapshot */
+		if (storable && RecoveryInProgress())
+			standby_why = CacheCheckStandby(state->priv.relids);
 		PushActiveSnapshot(GetTransactionSnapshot());
 		SfcTestHoldOnAdvisoryLock(sfc_test_hold_leader_lock);
 		CacheRunSavedQuery(&state->priv, estate->es_param_list_info,
@@ -200,6 +205,8 @@ run_as_leader(SfcScanState *state, CacheKey key)
 		state->bypass = SFC_BYPASS_TOO_LARGE;
 	else if (!storable)
 		state->bypass = SFC_BYPASS_COMMIT_IN_FLIGHT;
+	else if (standby_why != SFC_BYPASS_NONE)
+		state->bypass = standby_why;
 
 	if (state->bypass != SFC_BYPASS_NONE)
 	{

@@ -90,7 +90,7 @@ static const char *const bypass_names[SFC_NUM_BYPASS] = {
 	[SFC_BYPASS_EXCLUDED] = "excluded relation",
 	[SFC_BYPASS_ISOLATION] = "isolation level",
 	[SFC_BYPASS_OWN_WRITE] = "own write",
-	[SFC_BYPASS_STANDBY] = "standby",
+	[SFC_BYPASS_STANDBY] = "standby without bus",
 	[SFC_BYPASS_TOO_LARGE] = "too large",
 	[SFC_BYPASS_COMMIT_IN_FLIGHT] = "commit in flight",
 	[SFC_BYPASS_NO_MEMORY] = "no memory",
@@ -99,6 +99,7 @@ static const char *const bypass_names[SFC_NUM_BYPASS] = {
 	[SFC_BYPASS_RECORD_RESULT] = "anonymous record result",
 	[SFC_BYPASS_FOREIGN_RELATION] = "foreign relation",
 	[SFC_BYPASS_NOT_ADMITTED] = "not admitted",
+	[SFC_BYPASS_STANDBY_BEHIND] = "standby behind",
 };
 
 const char *

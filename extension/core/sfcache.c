@@ -16,6 +16,7 @@
 
 #include "core/core.h"
 #include "advice/advice.h"
+#include "bus/bus.h"
 #include "cache/cache.h"
 
 PG_MODULE_MAGIC;
@@ -37,11 +38,14 @@ _PG_init(void)
 
 	/*
 	 * The cache registers its shared memory parts before the advice's: that
-	 * is the order they are initialised in. The hypothetical indexes
-	 * (whatif/) have no settings nor shared state: only hooks.
+	 * is the order they are initialised in; the Redis bus (bus/) registers
+	 * its part, its commit callback, its standby rule and its background
+	 * worker after them. The hypothetical indexes (whatif/) have no settings
+	 * nor shared state: only hooks.
 	 */
 	CacheInit();
 	AdviceInit();
+	BusInit();
 	SfcHooksInit();
 
 	MarkGUCPrefixReserved("sfcache");

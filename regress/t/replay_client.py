@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A minimal PostgreSQL protocol-3 client for 030_datarow_replay.pl.
+"""A minimal PostgreSQL protocol-3 client for 025_datarow_replay.pl.
 
 Runs each case three times on one connection, with sfcache.cache = off,
 then on (a miss), then on again (a hit), and compares the raw messages the

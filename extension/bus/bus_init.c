@@ -1,0 +1,22 @@
+/*-------------------------------------------------------------------------
+ *
+ * bus_init.c
+ *		The bus's Init, from _PG_init: its settings, its shared memory part,
+ *		the cache's commit callback and standby rule, and its background
+ *		worker.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "bus/bus.h"
+
+void
+BusInit(void)
+{
+	BusGucInit();
+	SfcShmemRegister(&BusShmemPart);
+	CacheRegisterCommitCallback(BusCommitCallback);
+	CacheRegisterStandbyCheck(BusStandbyCheck);
+	BusRegisterWorker();
+}

@@ -1,0 +1,237 @@
+/*-------------------------------------------------------------------------
+ *
+ * bus_receive.c
+ *		Owns what the worker does with another node's message: the peer
+ *		table (last sequence, watermark, liveness), the rules for own
+ *		messages, duplicates and gaps, the generation bumps, and the
+ *		standby's horizon and pending LSNs.
+ *
+ * Rules, per sender (its name; a new incarnation is a new sender):
+ *	- own messages (our node name) are skipped;
+ *	- the first message of a primary since we connected (or of a standby
+ *	  since it was promoted), and any gap in its
+ *	  sequence (a heartbeat repeats the last sequence sent, so a lost last
+ *	  message shows too), flush everything: we cannot know what was lost;
+ *	- a sequence already seen is a duplicate, skipped;
+ *	- otherwise R bumps the relations' generations, D and F everything.
+ * Before any bump, the commit's LSN is stored as the pending LSN of the
+ * relations' slots (for a flush, the larger of the sender's highest
+ * published commit LSN and its watermark, as the global pending LSN: a
+ * lost message's commit lies before the first, a commit never published
+ * (made while its node was off the bus) before the second): bus_standby.c reads the generations, then these, so
+ * a result a standby stores after a bump was computed past that commit.
+ * Relation OIDs name the same relations only between nodes sharing a
+ * system identifier (a primary, its standbys, their promoted clones):
+ * another cluster's commit flushes everything.
+ *
+ * Only the worker writes the peer table; it takes bus_shared->lock for
+ * it since sfcache.bus_peers reads it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "utils/timestamp.h"
+
+#include "bus/bus.h"
+
+/* Flush every result; a standby stores again once replayed past pending_lsn. */
+void
+BusFlushAll(XLogRecPtr pending_lsn)
+{
+	BusAdvanceLsn(&bus_shared->pending_global, pending_lsn);
+	pg_memory_barrier();
+	CacheInvalidateAllNow();
+	BusCount(BUS_FLUSHES);
+}
+
+/*
+ * The standby's horizon: the smallest watermark of the live primaries
+ * sharing our system identifier (0 when there is none, or no bus).
+ */
+void
+BusRecomputeHorizon(void)
+{
+	uint64		sysid = GetSystemIdentifier();
+	XLogRecPtr	horizon = InvalidXLogRecPtr;
+	bool		any = false;
+
+	LWLockAcquire(bus_shared->lock, LW_SHARED);
+	for (int i = 0; i < BUS_MAX_PEERS; i++)
+	{
+		BusPeer    *p = &bus_shared->peers[i];
+
+		if (!p->used || !p->alive || !p->primary || p->sysid != sysid)
+			continue;
+		if (!any || p->watermark < horizon)
+			horizon = p->watermark;
+		any = true;
+	}
+	LWLockRelease(bus_shared->lock);
+	if (!pg_atomic_read_u32(&bus_shared->usable))
+		horizon = InvalidXLogRecPtr;
+	pg_atomic_write_u64(&bus_shared->horizon, horizon);
+}
+
+/* After a reconnection: every sender is new again. */
+void
+BusForgetPeers(void)
+{
+	LWLockAcquire(bus_shared->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < BUS_MAX_PEERS; i++)
+		bus_shared->peers[i].used = false;
+	LWLockRelease(bus_shared->lock);
+	BusRecomputeHorizon();
+}
+
+/* The worker's liveness check of a peer's key. */
+void
+BusPeerLiveness(const char *name, bool alive)
+{
+	LWLockAcquire(bus_shared->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < BUS_MAX_PEERS; i++)
+		if (bus_shared->peers[i].used && strcmp(bus_shared->peers[i].name, name) == 0)
+			bus_shared->peers[i].alive = alive;
+	LWLockRelease(bus_shared->lock);
+	BusRecomputeHorizon();
+}
+
+/*
+ * The peer named by msg, created (as unknown: *is_new) if needed; NULL if
+ * the table is full. Caller must hold bus_shared->lock exclusively.
+ */
+static BusPeer *
+find_peer(const BusMsg *msg, bool *is_new)
+{
+	BusPeer    *free_slot = NULL;
+
+	*is_new = false;
+	for (int i = 0; i < BUS_MAX_PEERS; i++)
+	{
+		BusPeer    *p = &bus_shared->peers[i];
+
+		if (!p->used)
+		{
+			if (free_slot == NULL)
+				free_slot = p;
+			continue;
+		}
+		if (strcmp(p->name, msg->node) != 0)
+			continue;
+		if (p->incarnation == msg->incarnation)
+			return p;
+		free_slot = p;			/* restarted: a new sender */
+		break;
+	}
+	if (free_slot == NULL)
+		return NULL;
+	memset(free_slot, 0, sizeof(BusPeer));
+	free_slot->used = true;
+	strlcpy(free_slot->name, msg->node, BUS_NAME_LEN);
+	free_slot->incarnation = msg->incarnation;
+	*is_new = true;
+	return free_slot;
+}
+
+typedef enum Verdict
+{
+	APPLY,
+	SKIP_DUPLICATE,
+	FLUSH_NEW,
+	FLUSH_GAP
+} Verdict;
+
+/* Record msg in its peer's entry and say what to do with it. */
+static Verdict
+judge(const BusMsg *msg)
+{
+	BusPeer    *peer;
+	bool		is_new;
+	Verdict		v;
+
+	LWLockAcquire(bus_shared->lock, LW_EXCLUSIVE);
+	peer = find_peer(msg, &is_new);
+	if (peer == NULL)
+	{
+		LWLockRelease(bus_shared->lock);
+		return FLUSH_NEW;		/* too many peers: untracked, so always flush */
+	}
+	if (is_new || (msg->primary && !peer->primary))
+		v = msg->primary ? FLUSH_NEW : APPLY;	/* a standby writes nothing */
+	else if (msg->seq < peer->last_seq ||
+			 (msg->seq == peer->last_seq && msg->kind != BUS_MSG_HEARTBEAT))
+		v = SKIP_DUPLICATE;
+	else if (msg->seq > peer->last_seq + (msg->kind == BUS_MSG_HEARTBEAT ? 0 : 1))
+		v = FLUSH_GAP;
+	else
+		v = APPLY;
+	if (v != SKIP_DUPLICATE)
+	{
+		peer->last_seq = msg->seq;
+		peer->sysid = msg->sysid;
+		peer->primary = msg->primary;
+		peer->watermark = msg->watermark;
+		peer->highest_lsn = msg->highest_lsn;
+		peer->last_heard = GetCurrentTimestamp();
+		peer->alive = true;
+	}
+	LWLockRelease(bus_shared->lock);
+	return v;
+}
+
+/* Bump what msg invalidates, after storing its pending LSNs. */
+static void
+apply(const BusMsg *msg, bool same_cluster)
+{
+	if (msg->kind == BUS_MSG_HEARTBEAT)
+		return;
+	if (!same_cluster || msg->kind != BUS_MSG_RELATIONS)
+	{
+		BusFlushAll(same_cluster ? Max(msg->lsn, msg->highest_lsn) : InvalidXLogRecPtr);
+		return;
+	}
+	for (int i = 0; i < msg->nrelids; i++)
+		BusAdvanceLsn(&bus_shared->pending[CacheGenSlotFor(msg->dbid, msg->relids[i])],
+					  msg->lsn);
+	pg_memory_barrier();
+	CacheInvalidateRelationsOf(msg->dbid, msg->nrelids, msg->relids);
+}
+
+/* The worker: one message from the channel. */
+void
+BusReceive(const BusMsg *msg)
+{
+	bool		same_cluster = msg->sysid == GetSystemIdentifier();
+
+	if (strcmp(msg->node, bus_shared->node) == 0)
+	{
+		BusCount(BUS_OWN);
+		return;
+	}
+	BusCount(BUS_RECEIVED);
+	switch (judge(msg))
+	{
+		case SKIP_DUPLICATE:
+			BusCount(BUS_DUPLICATES);
+			return;
+		case FLUSH_GAP:
+			BusCount(BUS_GAPS);
+			/* FALLTHROUGH */
+		case FLUSH_NEW:
+			/* what was lost lies at or before both (see the file header) */
+			BusFlushAll(same_cluster ? Max(msg->highest_lsn, msg->watermark) :
+						InvalidXLogRecPtr);
+			break;
+		case APPLY:
+			apply(msg, same_cluster);
+			/* bench/bus-latency pairs these lines with commit timestamps */
+			if (msg->kind != BUS_MSG_HEARTBEAT)
+				elog(DEBUG1, "sfcache bus: applied %c seq " UINT64_FORMAT " from \"%s\" lsn %X/%X relation %u at %s",
+					 (char) msg->kind, msg->seq, msg->node, LSN_FORMAT_ARGS(msg->lsn),
+					 msg->nrelids > 0 ? msg->relids[0] : InvalidOid,
+					 timestamptz_to_str(GetCurrentTimestamp()));
+			break;
+	}
+	BusRecomputeHorizon();
+}

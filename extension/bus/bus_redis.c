@@ -1,0 +1,278 @@
+/*-------------------------------------------------------------------------
+ *
+ * bus_redis.c
+ *		Owns the worker's two hiredis connections to Redis: one for commands
+ *		(PUBLISH, SET ... EX, EXISTS), blocking with a one-second timeout so
+ *		that a stopped Redis costs the worker a second, never a backend
+ *		anything; one subscribed to the channel, read only when its socket
+ *		is readable (the worker waits on it with its latch).
+ *
+ * Only the worker process calls these. Error texts are copied into the
+ * caller's buffer (BUS_ERROR_LEN); they never contain the password, which
+ * only AUTH sends.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <sys/time.h>
+
+#include <hiredis/hiredis.h>
+
+#include "storage/fd.h"
+
+#include "bus/bus.h"
+
+static redisContext * cmd_ctx = NULL;
+static redisContext * sub_ctx = NULL;
+
+#define BUS_REDIS_TIMEOUT_MS 1000
+
+static void
+set_error(char *error, const char *what, redisContext * ctx, redisReply * reply)
+{
+	if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
+		snprintf(error, BUS_ERROR_LEN, "%s: %s", what, reply->str);
+	else if (ctx != NULL && ctx->err)
+		snprintf(error, BUS_ERROR_LEN, "%s: %s", what, ctx->errstr);
+	else
+		snprintf(error, BUS_ERROR_LEN, "%s: unexpected reply", what);
+}
+
+static redisContext *
+open_one(const BusUrl *url, char *error)
+{
+	struct timeval tv = {BUS_REDIS_TIMEOUT_MS / 1000, (BUS_REDIS_TIMEOUT_MS % 1000) * 1000};
+	redisContext *ctx;
+	redisReply *reply = NULL;
+
+	ctx = url->path ? redisConnectUnixWithTimeout(url->path, tv)
+		: redisConnectWithTimeout(url->host, url->port, tv);
+	if (ctx == NULL || ctx->err)
+	{
+		set_error(error, "connect", ctx, NULL);
+		goto fail;
+	}
+	redisSetTimeout(ctx, tv);
+	if (url->password)
+	{
+		reply = url->user
+			? redisCommand(ctx, "AUTH %s %s", url->user, url->password)
+			: redisCommand(ctx, "AUTH %s", url->password);
+		if (reply == NULL || reply->type == REDIS_REPLY_ERROR)
+		{
+			set_error(error, "AUTH", ctx, reply);
+			goto fail;
+		}
+		freeReplyObject(reply);
+	}
+	if (url->db != 0)
+	{
+		reply = redisCommand(ctx, "SELECT %d", url->db);
+		if (reply == NULL || reply->type == REDIS_REPLY_ERROR)
+		{
+			set_error(error, "SELECT", ctx, reply);
+			goto fail;
+		}
+		freeReplyObject(reply);
+	}
+	return ctx;
+
+fail:
+	if (reply)
+		freeReplyObject(reply);
+	if (ctx)
+		redisFree(ctx);
+	return NULL;
+}
+
+static void
+free_url(BusUrl *url)
+{
+	free(url->host);
+	free(url->path);
+	free(url->user);
+	free(url->password);
+}
+
+/* The password from sfcache.redis_password_file (first line), malloc'd. */
+static bool
+read_password_file(BusUrl *url, char *error)
+{
+	FILE	   *f;
+	char		line[1024];
+
+	if (url->password != NULL || bus_redis_password_file == NULL ||
+		bus_redis_password_file[0] == '\0')
+		return true;
+	f = AllocateFile(bus_redis_password_file, "r");
+	if (f == NULL)
+	{
+		snprintf(error, BUS_ERROR_LEN, "could not open sfcache.redis_password_file \"%s\": %m",
+				 bus_redis_password_file);
+		return false;
+	}
+	if (fgets(line, sizeof(line), f) == NULL)
+		line[0] = '\0';
+	FreeFile(f);
+	line[strcspn(line, "\r\n")] = '\0';
+	url->password = strdup(line);
+	return url->password != NULL;
+}
+
+/* Open both connections and subscribe to channel; false with error set. */
+bool
+BusRedisConnect(const char *url_text, const char *channel, char *error)
+{
+	BusUrl		url;
+	const char *why;
+	redisReply *reply = NULL;
+	bool		ok = false;
+
+	BusRedisDisconnect();
+	if (!BusUrlParse(url_text, &url, &why))
+	{
+		snprintf(error, BUS_ERROR_LEN, "invalid sfcache.redis_url: %s", why);
+		free_url(&url);
+		return false;
+	}
+	if (!read_password_file(&url, error))
+	{
+		free_url(&url);
+		return false;
+	}
+	cmd_ctx = open_one(&url, error);
+	sub_ctx = cmd_ctx ? open_one(&url, error) : NULL;
+	free_url(&url);
+	if (sub_ctx != NULL)
+	{
+		reply = redisCommand(sub_ctx, "SUBSCRIBE %s", channel);
+		ok = reply != NULL && reply->type == REDIS_REPLY_ARRAY;
+		if (!ok)
+			set_error(error, "SUBSCRIBE", sub_ctx, reply);
+		if (reply)
+			freeReplyObject(reply);
+	}
+	if (!ok)
+		BusRedisDisconnect();
+	return ok;
+}
+
+void
+BusRedisDisconnect(void)
+{
+	if (cmd_ctx)
+		redisFree(cmd_ctx);
+	if (sub_ctx)
+		redisFree(sub_ctx);
+	cmd_ctx = sub_ctx = NULL;
+}
+
+bool
+BusRedisConnected(void)
+{
+	return cmd_ctx != NULL && sub_ctx != NULL;
+}
+
+int
+BusRedisSubscriberSocket(void)
+{
+	return sub_ctx ? sub_ctx->fd : PGINVALID_SOCKET;
+}
+
+/* Run a command whose reply must not be an error; the reply or NULL. */
+static redisReply *
+command(char *error, const char *what, int argc, const char **argv)
+{
+	redisReply *reply;
+
+	if (cmd_ctx == NULL)
+	{
+		snprintf(error, BUS_ERROR_LEN, "%s: not connected", what);
+		return NULL;
+	}
+	reply = redisCommandArgv(cmd_ctx, argc, argv, NULL);
+	if (reply == NULL || reply->type == REDIS_REPLY_ERROR)
+	{
+		set_error(error, what, cmd_ctx, reply);
+		if (reply)
+			freeReplyObject(reply);
+		return NULL;
+	}
+	return reply;
+}
+
+bool
+BusRedisPublish(const char *channel, const char *payload, char *error)
+{
+	const char *argv[] = {"PUBLISH", channel, payload};
+	redisReply *reply = command(error, "PUBLISH", 3, argv);
+
+	if (reply)
+		freeReplyObject(reply);
+	return reply != NULL;
+}
+
+bool
+BusRedisSetLiveness(const char *key, const char *value, int ttl_s, char *error)
+{
+	char		ttl[16];
+	const char *argv[] = {"SET", key, value, "EX", ttl};
+	redisReply *reply;
+
+	snprintf(ttl, sizeof(ttl), "%d", ttl_s);
+	reply = command(error, "SET", 5, argv);
+	if (reply)
+		freeReplyObject(reply);
+	return reply != NULL;
+}
+
+/* 1 if key exists, 0 if not, -1 on error. */
+int
+BusRedisExists(const char *key, char *error)
+{
+	const char *argv[] = {"EXISTS", key};
+	redisReply *reply = command(error, "EXISTS", 2, argv);
+	int			result;
+
+	if (reply == NULL)
+		return -1;
+	result = reply->type == REDIS_REPLY_INTEGER && reply->integer > 0;
+	freeReplyObject(reply);
+	return result;
+}
+
+/*
+ * The subscriber socket is readable: read what arrived and hand each
+ * message's payload to deliver. False (error set) when the connection broke.
+ */
+bool
+BusRedisReadMessages(void (*deliver) (const char *payload, size_t len), char *error)
+{
+	void	   *r;
+
+	if (sub_ctx == NULL || redisBufferRead(sub_ctx) != REDIS_OK)
+	{
+		set_error(error, "read", sub_ctx, NULL);
+		return false;
+	}
+	for (;;)
+	{
+		redisReply *reply;
+
+		if (redisGetReplyFromReader(sub_ctx, &r) != REDIS_OK)
+		{
+			set_error(error, "read", sub_ctx, NULL);
+			return false;
+		}
+		if (r == NULL)
+			return true;
+		reply = (redisReply *) r;
+		if (reply->type == REDIS_REPLY_ARRAY && reply->elements == 3 &&
+			reply->element[0]->type == REDIS_REPLY_STRING &&
+			strcmp(reply->element[0]->str, "message") == 0 &&
+			reply->element[2]->type == REDIS_REPLY_STRING)
+			deliver(reply->element[2]->str, reply->element[2]->len);
+		freeReplyObject(reply);
+	}
+}

@@ -1,0 +1,95 @@
+# contrib/prometheus/sfcache-queries.yaml: prometheus-postgres-exporter,
+# started against a test server with the bus connected to a private Redis,
+# exports sfcache.stats, the bypass reasons, sfcache.bus and
+# sfcache.bus_peers with the values the views show.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use HTTP::Tiny;
+use Time::HiRes qw(usleep);
+use RedisTest;
+
+my $exporter = '/usr/bin/prometheus-postgres-exporter';
+plan skip_all => "$exporter not installed (Debian package prometheus-postgres-exporter)"
+  unless -x $exporter;
+
+my $redis = RedisTest->new;
+my $node = PostgreSQL::Test::Cluster->new('exported');
+$node->init;
+$node->append_conf('postgresql.conf',
+	"shared_preload_libraries = 'sfcache'\n"
+	  . "sfcache.admission = off\n"   # every result kept from its first miss
+	  . "sfcache.redis_url = '" . $redis->url . "'\n"
+	  . "sfcache.node_name = 'exported'\n");
+$node->start;
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION sfcache;
+	CREATE TABLE course (id int PRIMARY KEY, title text);
+	INSERT INTO course VALUES (1, 'one');
+});
+$node->safe_psql('postgres', 'SELECT title FROM course WHERE id = 1') for 1 .. 3;
+$node->safe_psql('postgres', 'SELECT title FROM course WHERE id = 1 FOR UPDATE');
+ok($node->poll_query_until('postgres', "SELECT state = 'connected' FROM sfcache.bus"),
+	'the bus is connected');
+# a peer on the channel, for sfcache_bus_peer
+$redis->cli('PUBLISH', 'sfcache', 'sfc1 peer1 7 1 s 0 0/0 0/0 H 0 0/0 -');
+ok( $node->poll_query_until('postgres',
+		'SELECT count(*) = 1 AND NOT bool_or(alive) FROM sfcache.bus_peers'),
+	'a peer is known, and gone: it has no liveness key');
+
+my $port = PostgreSQL::Test::Cluster::get_free_port();
+my $queries = "$ENV{TESTDIR}/contrib/prometheus/sfcache-queries.yaml";
+ok(-f $queries, 'the custom queries file exists');
+my $dsn = 'host=' . $node->host . ' port=' . $node->port
+  . ' dbname=postgres sslmode=disable user=' . (getpwuid($<))[0];
+my ($out, $err) = ('', '');
+my $h = IPC::Run::start(
+	[
+		$exporter, "--extend.query-path=$queries",
+		"--web.listen-address=127.0.0.1:$port",
+		'--disable-settings-metrics', '--log.level=warn'
+	],
+	'>', \$out, '2>', \$err,
+	init => sub { $ENV{DATA_SOURCE_NAME} = $dsn; });
+
+my $http = HTTP::Tiny->new(timeout => 10);
+my $body = '';
+for (1 .. 100)
+{
+	my $r = $http->get("http://127.0.0.1:$port/metrics");
+	if ($r->{success} && $r->{content} =~ /sfcache_stats_hits/)
+	{
+		$body = $r->{content};
+		last;
+	}
+	usleep(100_000);
+}
+$h->kill_kill;
+isnt($body, '', 'the exporter serves metrics') or diag("exporter stderr: $err");
+
+sub metric
+{
+	my ($re) = @_;
+	return $body =~ /^$re (\S+)$/m ? $1 + 0 : undef;
+}
+
+my %stats = split /\|/, $node->safe_psql('postgres',
+	"SELECT 'hits|' || hits || '|stores|' || stores FROM sfcache.stats");
+cmp_ok($stats{hits}, '>=', 2, 'the server served hits');
+is(metric('sfcache_stats_hits\{server="[^"]*"\}'), $stats{hits},
+	'sfcache_stats_hits is sfcache.stats.hits');
+is(metric('sfcache_stats_stores\{server="[^"]*"\}'), $stats{stores},
+	'sfcache_stats_stores is sfcache.stats.stores');
+cmp_ok(metric('sfcache_bypass_statements\{reason="row lock",server="[^"]*"\}') // -1,
+	'>=', 1, 'the bypass reasons are labelled');
+is(metric('sfcache_bus_connected\{node="exported",role="primary",server="[^"]*",state="connected"\}'),
+	1, 'the bus state is exported with its labels');
+cmp_ok(metric('sfcache_bus_sent\{[^}]*\}') // -1, '>', 0, 'bus counters are exported');
+is(metric('sfcache_bus_peer_alive\{peer="peer1",role="standby",server="[^"]*"\}'),
+	0, 'peers are exported (this one has no liveness key)');
+unlike($body, qr/pg_exporter_last_scrape_error\S* 1/, 'no scrape error');
+
+$node->stop;
+done_testing();
