@@ -256,6 +256,8 @@ AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c)
 			v->opclass = advice_path_ops_serve(opnos) ? "jsonb_path_ops" : "jsonb_ops";
 		variants = list_make1(v);
 	}
+	else if (AdviceUniqueServed(c->relid, c->eq))
+		return NIL;				/* a primary key lookup is served */
 	else
 		variants = advice_btree_variants(ctx, c);
 	foreach(lc, variants)
