@@ -115,7 +115,9 @@ typedef struct Advice
 	double		cost_after;
 	double		benefit;		/* 1 - after / before */
 	long long	size;			/* estimated bytes */
-	StrList		queryids;
+	double		marginal;		/* its share of the configuration's saving */
+	double		upkeep;			/* its maintenance under the write rate */
+	StrList		queryids;		/* the statements it serves */
 	StrList		absorbed;		/* suggestions merged into this one */
 	int		   *redundant;		/* indexes into Workload.existing */
 	int			nredundant;
@@ -154,6 +156,19 @@ typedef struct ColumnStat
 	double		n_distinct;
 } ColumnStat;
 
+/* The work of the extension's configuration search (index_advice_work). */
+typedef struct SearchWork
+{
+	int			done;			/* 0: the extension did no search */
+	int			statements;
+	int			candidates;
+	long long	plannings;
+	long long	max_plannings;
+	int			truncated;
+	double		cost_before;
+	double		cost_after;
+} SearchWork;
+
 /* What the advisor works with, read once. */
 typedef struct Workload
 {
@@ -174,6 +189,7 @@ typedef struct Workload
 	int			nstmts;
 	ColumnStat *stats;
 	int			nstats;
+	SearchWork	search;
 	int			nchosen;
 	int			nbudget_skipped;
 	int			nfiltered;
