@@ -17,9 +17,10 @@
  *				A candidate qualifies when its saving, less its upkeep, is
  *				positive, at least sfcache.advice_min_benefit of the
  *				cost of the statements it makes cheaper and at least 2% of
- *				the workload's cost under the configuration so far (halving
- *				a statement that costs next to nothing earns no index); the
- *				size and count budgets are respected.
+ *				the workload's cost under the configuration so far, each
+ *				statement costing its plan plus ADVICE_STATEMENT_COST
+ *				(halving a plan that costs next to nothing earns no
+ *				index); the size and count budgets are respected.
  *	removal		each chosen index, last chosen first, is dropped if the
  *				configuration without it loses less than that bar (an
  *				index a later, broader one made worthless).
@@ -51,6 +52,16 @@
 
 #define ADVICE_GIN_UPKEEP	3.0
 #define ADVICE_MIN_WORKLOAD_SHARE 0.02
+/*
+ * What a statement costs besides its plan (parse, planning, the round trip),
+ * in the planner's units: with the default settings a sequential scan in
+ * memory runs at a few microseconds per unit, and a simple statement's fixed
+ * part takes a few hundred microseconds.  Counted in the cost of the
+ * statements an index improves and in the workload's, so that halving a plan
+ * that costs next to nothing (a dozen random heap fetches the planner prices
+ * at four units each) is not mistaken for halving the statement.
+ */
+#define ADVICE_STATEMENT_COST	50.0
 
 typedef struct Search
 {
@@ -189,7 +200,7 @@ search_evaluate(Search *s, AdviceCandidate *c)
 		if (c->costs[i] < s->cur[i])
 		{
 			c->gain += p->stmt->calls * (s->cur[i] - c->costs[i]);
-			c->improved += p->stmt->calls * s->cur[i];
+			c->improved += p->stmt->calls * (s->cur[i] + ADVICE_STATEMENT_COST);
 		}
 	}
 	c->upkeep = search_upkeep(s, c);
@@ -206,7 +217,8 @@ search_total(Search *s)
 	double		total = 0;
 
 	foreach(lc, s->ctx->planned)
-		total += ((AdvicePlanned *) lfirst(lc))->stmt->calls * s->cur[foreach_current_index(lc)];
+		total += ((AdvicePlanned *) lfirst(lc))->stmt->calls *
+			(s->cur[foreach_current_index(lc)] + ADVICE_STATEMENT_COST);
 	return total;
 }
 
@@ -347,7 +359,7 @@ search_remove(Search *s)
 			if (without[i] > s->cur[i])
 			{
 				gain += p->stmt->calls * (without[i] - s->cur[i]);
-				improved += p->stmt->calls * without[i];
+				improved += p->stmt->calls * (without[i] + ADVICE_STATEMENT_COST);
 			}
 		}
 		if (search_worth(s, gain - c->upkeep, improved))
