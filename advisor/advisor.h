@@ -192,6 +192,7 @@ typedef struct Workload
 	SearchWork	search;
 	int			nchosen;
 	int			nbudget_skipped;
+	int			nbudget_left;	/* more the search chooses without the budget */
 	int			nfiltered;
 } Workload;
 

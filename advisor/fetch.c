@@ -57,6 +57,8 @@ static const char *const stats_sql =
 "SELECT attname, n_distinct FROM pg_catalog.pg_stats\n"
 "WHERE schemaname = $1 AND tablename = $2 ORDER BY attname";
 
+static void advice_free(Advice *a);
+
 /*
  * Run one statement (text parameters). On failure, log "could not <what>"
  * with the server's message and the query, and return NULL.
@@ -148,6 +150,37 @@ advice_from_row(PGresult *res, int i, const AdvisorOptions *opts, Advice *a)
 	return 1;
 }
 
+/*
+ * With a budget, how many more indexes the search would choose without it
+ * (those the filters let through): the suggestions the budget left out.
+ */
+static bool
+count_without_budget(PGconn *conn, const AdvisorOptions *opts, Workload *w)
+{
+	const char *params[2] = {NULL, NULL};
+	PGresult   *res;
+	Advice		a;
+	int			n = 0;
+	int			i;
+
+	if (opts->max_size < 0 && opts->max_indexes < 0)
+		return true;
+	res = advisor_query(conn, "read sfcache.index_advice_search()", advice_sql, 2, params);
+	if (res == NULL)
+		return false;
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		if (advice_from_row(res, i, opts, &a))
+		{
+			n++;
+			advice_free(&a);
+		}
+	}
+	PQclear(res);
+	w->nbudget_left = n;
+	return true;
+}
+
 static bool
 fetch_advice(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 {
@@ -168,8 +201,11 @@ fetch_advice(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 		params[1] = count;
 	}
 	res = advisor_query(conn, "read sfcache.index_advice_search()", advice_sql, 2, params);
-	if (res == NULL)
+	if (res == NULL || !count_without_budget(conn, opts, w))
+	{
+		PQclear(res);
 		return false;
+	}
 	w->advice = pg_malloc0(sizeof(Advice) * (PQntuples(res) + 1));
 	for (i = 0; i < PQntuples(res); i++)
 	{
@@ -179,6 +215,7 @@ fetch_advice(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 			w->nfiltered++;
 	}
 	PQclear(res);
+	w->nbudget_left = w->nbudget_left > w->nadvice ? w->nbudget_left - w->nadvice : 0;
 	res = advisor_query(conn, "read sfcache.index_advice_work()", work_sql, 0, NULL);
 	if (res == NULL)
 		return false;
