@@ -173,7 +173,8 @@ typedef struct AdviceCandidate
 	double		upkeep;			/* maintenance cost under the write rate */
 	double		marginal;		/* its share of the configuration's saving */
 	List	   *served;			/* AdvicePlanned * whose plan uses it */
-	double	   *costs;			/* per ctx->planned: cost with it, last evaluation */
+	double	   *costs;			/* per ctx->planned: cost with it, last
+								 * evaluation */
 	bool		chosen;
 	bool		stale;			/* gain to be evaluated again */
 } AdviceCandidate;

@@ -153,9 +153,9 @@ static double
 search_upkeep(Search *s, AdviceCandidate *c)
 {
 	ListCell   *lc;
-	double		per_write = random_page_cost +
-		cpu_index_tuple_cost * (c->windex->tree_height + 1);
+	double		per_write;
 
+	per_write = random_page_cost + cpu_index_tuple_cost * (c->windex->tree_height + 1);
 	if (c->gin)
 		per_write *= ADVICE_GIN_UPKEEP;
 	foreach(lc, s->tables)
@@ -217,8 +217,11 @@ search_total(Search *s)
 	double		total = 0;
 
 	foreach(lc, s->ctx->planned)
-		total += ((AdvicePlanned *) lfirst(lc))->stmt->calls *
-			(s->cur[foreach_current_index(lc)] + ADVICE_STATEMENT_COST);
+	{
+		AdvicePlanned *p = lfirst(lc);
+
+		total += p->stmt->calls * (s->cur[foreach_current_index(lc)] + ADVICE_STATEMENT_COST);
+	}
 	return total;
 }
 
