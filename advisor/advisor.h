@@ -83,6 +83,7 @@ typedef struct IndexDef
 	char	   *am;				/* btree, gin, ... */
 	StrList		elems;			/* each key element as written */
 	StrList		keys;			/* each key without opclass or ordering */
+	StrList		include;		/* INCLUDE columns as written */
 	char	   *pred;			/* the WHERE clause, or NULL */
 	int			has_extra;		/* INCLUDE, WITH, ... after the keys */
 } IndexDef;

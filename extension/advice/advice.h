@@ -157,6 +157,11 @@ typedef struct AdviceCandidate
 	List	   *ginquals;		/* AdviceQual *: GIN operators on one key */
 	double		share;			/* share of the table the scan returns */
 	List	   *sources;		/* AdvicePlanned * it was found in */
+	/* columns, as attnum - FirstLowInvalidHeapAttributeNumber */
+	bool		columns_known;	/* output and filtered are known */
+	Bitmapset  *output;			/* what the statement returns from it */
+	Bitmapset  *filtered;		/* what its clauses test */
+	List	   *include;		/* AttrNumber of INCLUDE columns (int list) */
 	/* set by the rules and the verification */
 	char	   *ddl;
 	char	   *name;

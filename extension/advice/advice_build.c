@@ -21,6 +21,7 @@
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/guc.h"
@@ -255,6 +256,31 @@ advice_sort_keys(AdviceCandidate *c, Plan *scan, Plan **ancestors, int depth)
 	}
 }
 
+/*
+ * The columns of the table the statement needs (its output, and what its
+ * WHERE and JOIN clauses test), for INCLUDE columns; only when the scan's
+ * range table entry is the statement's own (not one of a view or subquery
+ * pulled up, whose columns the statement's tree does not show), else none
+ * known: then no INCLUDE is suggested.  The scan's own target list will not
+ * do: a sequential scan returns every column (a physical target list).
+ */
+static void
+advice_needed_columns(AdviceCandidate *c, Query *query, Index varno)
+{
+	RangeTblEntry *rte;
+
+	if (varno > list_length(query->rtable))
+		return;
+	rte = rt_fetch(varno, query->rtable);
+	if (rte->rtekind != RTE_RELATION || rte->relid != c->relid ||
+		query->setOperations != NULL)
+		return;
+	pull_varattnos((Node *) query->targetList, varno, &c->output);
+	pull_varattnos(query->havingQual, varno, &c->output);
+	pull_varattnos((Node *) query->jointree, varno, &c->filtered);
+	c->columns_known = true;
+}
+
 /* Candidates from one scan node of a re-planned statement. */
 static void
 advice_visit_scan(Plan *plan, Plan **ancestors, int depth, void *arg)
@@ -278,6 +304,7 @@ advice_visit_scan(Plan *plan, Plan **ancestors, int depth, void *arg)
 	c->relid = relid;
 	c->share = plan->plan_rows / AdviceRelTuples(relid);
 	c->sources = list_make1(b->planned);
+	advice_needed_columns(c, b->planned->query, varno);
 	advice_sort_quals(b->ctx, c, plan->qual, varno, false);
 	if (c->eq == NIL && c->range == NIL)
 		return;

@@ -71,6 +71,9 @@ advice_merge_pair(AdviceCandidate *a, AdviceCandidate *b, List *sort)
 	m->sort = sort;
 	m->share = Max(a->share, b->share);
 	m->sources = list_concat_unique_ptr(list_copy(a->sources), b->sources);
+	m->columns_known = a->columns_known && b->columns_known;
+	m->output = bms_union(a->output, b->output);
+	m->filtered = bms_union(a->filtered, b->filtered);
 	return m;
 }
 

@@ -101,6 +101,26 @@ DO $$ BEGIN FOR i IN 1..3000 LOOP INSERT INTO srch.post (tags, title) VALUES ('[
 SELECT writes FROM sfcache.table_activity WHERE tablename = 'post';
 SELECT tablename, index_name, upkeep > 0 AS has_upkeep FROM sfcache.index_advice ORDER BY 1, 2;
 
+-- INCLUDE columns where an index-only scan follows: a sum over many rows
+-- of one post reads only the index.
+SELECT sfcache.advice_reset();
+CREATE TABLE srch.vote (id bigserial PRIMARY KEY, post_id integer NOT NULL,
+	kind text NOT NULL, weight integer NOT NULL, body text NOT NULL);
+INSERT INTO srch.vote (post_id, kind, weight, body)
+SELECT i % 30, CASE WHEN i % 3 = 0 THEN 'down' ELSE 'up' END, i % 5, repeat('x', 100)
+FROM generate_series(1, 30000) i;
+VACUUM ANALYZE srch.vote;
+SELECT sum(weight) FROM srch.vote WHERE post_id = 7 AND kind = 'up';
+SELECT sum(weight) FROM srch.vote WHERE post_id = 8 AND kind = 'up';
+SELECT tablename, index_ddl, benefit > 0.9 AS index_only FROM sfcache.index_advice;
+SELECT indexes_used FROM sfcache.whatif(
+	'SELECT sum(weight) FROM srch.vote WHERE post_id = 7 AND kind = ''up''',
+	ARRAY['CREATE INDEX v_incl ON srch.vote (post_id) INCLUDE (weight) WHERE kind = ''up''']);
+SELECT sfcache.hypothetical_index('CREATE INDEX v_incl ON srch.vote (post_id) INCLUDE (weight) WHERE kind = ''up''');
+EXPLAIN (COSTS OFF) SELECT sum(weight) FROM srch.vote WHERE post_id = 7 AND kind = 'up';
+SELECT sfcache.hypothetical_reset();
+SELECT sfcache.hypothetical_index('CREATE INDEX ON srch.vote USING gin (body) INCLUDE (weight)');
+
 SELECT sfcache.advice_reset();
 RESET search_path;
 DROP SCHEMA srch CASCADE;
