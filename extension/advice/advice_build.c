@@ -8,7 +8,9 @@
  *		scan qual or as a filter yields candidates: one GIN index per
  *		jsonb/array key, one btree index over its btree-indexable quals
  *		(with the index conditions of a partly served scan and the ORDER BY
- *		keys of a LIMIT over it).  Re-planning, rather than rebuilding from
+ *		keys of a LIMIT over it); for the configuration search, a
+ *		sequential scan read whole for the ORDER BY of a LIMIT yields a
+ *		btree candidate on those keys.  Re-planning, rather than rebuilding from
  *		the counters, is what tells which quals go together and makes an
  *		index created since recording silence its advice.
  *
@@ -297,7 +299,7 @@ advice_visit_scan(Plan *plan, Plan **ancestors, int depth, void *arg)
 	if (!OidIsValid(relid))
 		return;
 	b->planned->relids = list_append_unique_oid(b->planned->relids, relid);
-	if (plan->qual == NIL)
+	if (plan->qual == NIL && (!IsA(plan, SeqScan) || !advice_search))
 		return;
 	varno = ((Scan *) plan)->scanrelid;
 	c = palloc0(sizeof(AdviceCandidate));
@@ -307,7 +309,21 @@ advice_visit_scan(Plan *plan, Plan **ancestors, int depth, void *arg)
 	advice_needed_columns(c, b->planned->query, varno);
 	advice_sort_quals(b->ctx, c, plan->qual, varno, false);
 	if (c->eq == NIL && c->range == NIL)
+	{
+		/*
+		 * Nothing an index could find, but perhaps an order to read in: the
+		 * ORDER BY of a LIMIT over a sequential scan (configuration search
+		 * only).  The LIMIT bounds the rows read, not the share filtered.
+		 */
+		if (!IsA(plan, SeqScan) || !advice_search)
+			return;
+		advice_sort_keys(c, plan, ancestors, depth);
+		if (c->sort == NIL)
+			return;
+		c->share = 0;
+		b->ctx->candidates = lappend(b->ctx->candidates, c);
 		return;
+	}
 	if (IsA(plan, IndexScan))
 		indexconds = ((IndexScan *) plan)->indexqualorig;
 	else if (IsA(plan, BitmapHeapScan))

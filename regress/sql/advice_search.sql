@@ -121,6 +121,20 @@ EXPLAIN (COSTS OFF) SELECT sum(weight) FROM srch.vote WHERE post_id = 7 AND kind
 SELECT sfcache.hypothetical_reset();
 SELECT sfcache.hypothetical_index('CREATE INDEX ON srch.vote USING gin (body) INCLUDE (weight)');
 
+-- The latest rows of a table, read whole and sorted for a LIMIT: an index
+-- on the ORDER BY keys (nothing to filter, so no share of the table to
+-- guard against).
+SELECT sfcache.advice_reset();
+CREATE TABLE srch.event (id bigserial PRIMARY KEY, created_at timestamptz NOT NULL, payload text NOT NULL);
+INSERT INTO srch.event (created_at, payload)
+SELECT timestamptz '2024-01-01 00:00+00' + ((i * 7919) % 30000) * interval '1 minute', 'event ' || i
+FROM generate_series(1, 30000) i;
+ANALYZE srch.event;
+SELECT id FROM srch.event ORDER BY created_at DESC LIMIT 3;
+SELECT id FROM srch.event ORDER BY created_at DESC LIMIT 3;
+SELECT tablename, expression, qual_role FROM sfcache.advice_quals WHERE tablename = 'event';
+SELECT tablename, index_ddl, cardinality(queryids) AS statements FROM sfcache.index_advice;
+
 SELECT sfcache.advice_reset();
 RESET search_path;
 DROP SCHEMA srch CASCADE;
