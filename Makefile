@@ -49,8 +49,10 @@ ADVICE_OBJS = \
 	extension/advice/advice_existing.o \
 	extension/advice/advice_guc.o \
 	extension/advice/advice_hooks.o \
+	extension/advice/advice_merge.o \
 	extension/advice/advice_qual.o \
 	extension/advice/advice_rules.o \
+	extension/advice/advice_search.o \
 	extension/advice/advice_sql.o \
 	extension/advice/advice_store.o \
 	extension/advice/advice_verify.o \

@@ -83,6 +83,7 @@ typedef struct IndexDef
 	char	   *am;				/* btree, gin, ... */
 	StrList		elems;			/* each key element as written */
 	StrList		keys;			/* each key without opclass or ordering */
+	StrList		include;		/* INCLUDE columns as written */
 	char	   *pred;			/* the WHERE clause, or NULL */
 	int			has_extra;		/* INCLUDE, WITH, ... after the keys */
 } IndexDef;
@@ -115,7 +116,9 @@ typedef struct Advice
 	double		cost_after;
 	double		benefit;		/* 1 - after / before */
 	long long	size;			/* estimated bytes */
-	StrList		queryids;
+	double		marginal;		/* its share of the configuration's saving */
+	double		upkeep;			/* its maintenance under the write rate */
+	StrList		queryids;		/* the statements it serves */
 	StrList		absorbed;		/* suggestions merged into this one */
 	int		   *redundant;		/* indexes into Workload.existing */
 	int			nredundant;
@@ -165,6 +168,19 @@ typedef struct ColumnStat
 	double		n_distinct;
 } ColumnStat;
 
+/* The work of the extension's configuration search (index_advice_work). */
+typedef struct SearchWork
+{
+	int			done;			/* 0: the extension did no search */
+	int			statements;
+	int			candidates;
+	long long	plannings;
+	long long	max_plannings;
+	int			truncated;
+	double		cost_before;
+	double		cost_after;
+} SearchWork;
+
 /* What the advisor works with, read once. */
 typedef struct Workload
 {
@@ -184,8 +200,10 @@ typedef struct Workload
 	int			nstmts;
 	ColumnStat *stats;
 	int			nstats;
+	SearchWork	search;
 	int			nchosen;
 	int			nbudget_skipped;
+	int			nbudget_left;	/* more the search chooses without the budget */
 	int			nfiltered;
 } Workload;
 

@@ -7,8 +7,9 @@
  *		among its own) is merged into it with its evidence; an existing plain btree index
  *		that a suggestion strictly extends is marked redundant (never a
  *		unique one or one that backs a constraint, never by a partial
- *		index); then the budget (--max-indexes, --max-size) is spent
- *		greedily by estimated cost saved per byte of index.
+ *		index); then the budget (--max-indexes, --max-size), which the
+ *		extension's configuration search already respected, is checked
+ *		again in the order of estimated cost saved per byte of index.
  *
  *-------------------------------------------------------------------------
  */
@@ -285,4 +286,5 @@ consolidate(Workload *w, const AdvisorOptions *opts)
 	find_redundant(w);
 	qsort(w->advice, w->nadvice, sizeof(Advice), priority_cmp);
 	spend_budget(w, opts);
+	w->nbudget_skipped += w->nbudget_left;
 }

@@ -100,9 +100,10 @@ json_index(FILE *out, PGconn *conn, const Workload *w, const Advice *a,
 	fprintf(out, "      \"calls\": %lld,\n      \"rows_scanned\": %lld,\n"
 			"      \"rows_returned\": %lld,\n      \"cost_before\": %.2f,\n"
 			"      \"cost_after\": %.2f,\n      \"benefit\": %.4f,\n"
-			"      \"estimated_size\": %lld,\n",
+			"      \"estimated_size\": %lld,\n      \"marginal_benefit\": %.2f,\n"
+			"      \"upkeep\": %.2f,\n",
 			a->calls, a->rows_scanned, a->rows_returned, a->cost_before,
-			a->cost_after, a->benefit, a->size);
+			a->cost_after, a->benefit, a->size, a->marginal, a->upkeep);
 	json_list(out, "      ", "merged_suggestions", &a->absorbed, 1);
 	json_redundant(out, w, a);
 	json_list(out, "      ", "up", &up, 1);

@@ -49,6 +49,11 @@ emit_header(FILE *out, const char *prefix, const Workload *w, const AdvisorOptio
 	if (w->nbudget_skipped > 0)
 		fprintf(out, "%s%d more suggestion%s left out by --max-indexes or --max-size\n", prefix,
 				w->nbudget_skipped, w->nbudget_skipped == 1 ? "" : "s");
+	if (w->search.done)
+		fprintf(out, "%sconfiguration search: %d statements, %d candidates, %lld plannings (bound %lld%s); workload cost %.0f -> %.0f\n",
+				prefix, w->search.statements, w->search.candidates, w->search.plannings,
+				w->search.max_plannings, w->search.truncated ? ", reached: truncated" : "",
+				w->search.cost_before, w->search.cost_after);
 }
 
 static void

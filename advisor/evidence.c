@@ -3,7 +3,9 @@
  * evidence.c
  *		The comment lines that justify one suggested index: the statements
  *		it serves (with their text and cache counters when sfcache.statements
- *		has them), calls, rows scanned → returned, estimated cost before →
+ *		has them), its marginal benefit in the configuration the search
+ *		chose (its share of the saving, and of the workload's) and upkeep,
+ *		calls, rows scanned → returned, estimated cost before →
  *		after, estimated size, the key columns' n_distinct from pg_stats,
  *		the suggestions merged into it and the indexes it makes redundant.
  *		Lines come back without a comment marker, safe for one (no newline).
@@ -132,6 +134,13 @@ migration_evidence(const Workload *w, const Advice *a, int replace, StrList *lin
 	add_line(lines, &b);
 	appendPQExpBuffer(&b, "estimated cost before → after: %.2f → %.2f (%.0f%% less)",
 					  a->cost_before, a->cost_after, a->benefit * 100.0);
+	add_line(lines, &b);
+	appendPQExpBuffer(&b, "marginal benefit in the chosen configuration: %.2f",
+					  a->marginal);
+	if (w->search.done && w->search.cost_before > w->search.cost_after)
+		appendPQExpBuffer(&b, " (%.0f%% of the configuration's saving)",
+						  100.0 * a->marginal / (w->search.cost_before - w->search.cost_after));
+	appendPQExpBuffer(&b, "; upkeep under the recorded writes: %.2f", a->upkeep);
 	add_line(lines, &b);
 	format_size(size, sizeof(size), a->size);
 	appendPQExpBuffer(&b, "estimated size: %s", size);

@@ -1,8 +1,10 @@
 /*-------------------------------------------------------------------------
  *
  * fetch.c
- *		Reading the workload: sfcache.index_advice (filtered by --min-calls,
- *		--min-benefit and --table), the existing indexes from pg_index with
+ *		Reading the workload: sfcache.index_advice_search() with the
+ *		budgets of --max-size and --max-indexes, so that the extension's
+ *		configuration search spends them (filtered by --min-calls,
+ *		--min-benefit and --table), the search's work, the existing indexes from pg_index with
  *		the constraints they back, sfcache.statements for the evidence and
  *		pg_stats for the key columns. The index definitions are split after
  *		"USING" on the server, by comparing with the prefix format('%I')
@@ -21,11 +23,16 @@ static const char *const advice_sql =
 "  a.rows_scanned, a.rows_returned, pg_catalog.array_to_string(a.queryids, ' '),\n"
 "  a.cost_before, a.cost_after, COALESCE(a.estimated_size, 0),\n"
 "  CASE WHEN pg_catalog.starts_with(a.index_ddl, x.p)\n"
-"       THEN pg_catalog.substr(a.index_ddl, pg_catalog.length(x.p) + 1) END\n"
-"FROM sfcache.index_advice a,\n"
+"       THEN pg_catalog.substr(a.index_ddl, pg_catalog.length(x.p) + 1) END,\n"
+"  a.marginal_benefit, a.upkeep\n"
+"FROM sfcache.index_advice_search($1::bigint, $2::integer) a,\n"
 "  LATERAL (SELECT pg_catalog.format('CREATE INDEX CONCURRENTLY IF NOT EXISTS %I ON %I.%I USING ',\n"
 "           a.index_name, a.schemaname, a.tablename)) AS x(p)\n"
 "ORDER BY 1, 2, a.index_ddl";
+
+static const char *const work_sql =
+"SELECT statements, candidates, plannings, max_plannings, truncated, cost_before, cost_after\n"
+"FROM sfcache.index_advice_work() WHERE statements IS NOT NULL";
 
 static const char *const existing_sql =
 "SELECT n.nspname, t.relname, i.relname, x.indisunique, x.indisvalid,\n"
@@ -49,6 +56,8 @@ static const char *const statements_sql =
 static const char *const stats_sql =
 "SELECT attname, n_distinct FROM pg_catalog.pg_stats\n"
 "WHERE schemaname = $1 AND tablename = $2 ORDER BY attname";
+
+static void advice_free(Advice *a);
 
 /*
  * Run one statement (text parameters). On failure, log "could not <what>"
@@ -131,6 +140,8 @@ advice_from_row(PGresult *res, int i, const AdvisorOptions *opts, Advice *a)
 	a->rows_scanned = get_ll(res, i, 5);
 	a->rows_returned = get_ll(res, i, 6);
 	a->size = get_ll(res, i, 10);
+	a->marginal = get_double(res, i, 12);
+	a->upkeep = get_double(res, i, 13);
 	a->absorbed_by = -1;
 	ids = pg_strdup(PQgetvalue(res, i, 7));
 	for (tok = strtok_r(ids, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
@@ -139,14 +150,62 @@ advice_from_row(PGresult *res, int i, const AdvisorOptions *opts, Advice *a)
 	return 1;
 }
 
+/*
+ * With a budget, how many more indexes the search would choose without it
+ * (those the filters let through): the suggestions the budget left out.
+ */
+static bool
+count_without_budget(PGconn *conn, const AdvisorOptions *opts, Workload *w)
+{
+	const char *params[2] = {NULL, NULL};
+	PGresult   *res;
+	Advice		a;
+	int			n = 0;
+	int			i;
+
+	if (opts->max_size < 0 && opts->max_indexes < 0)
+		return true;
+	res = advisor_query(conn, "read sfcache.index_advice_search()", advice_sql, 2, params);
+	if (res == NULL)
+		return false;
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		if (advice_from_row(res, i, opts, &a))
+		{
+			n++;
+			advice_free(&a);
+		}
+	}
+	PQclear(res);
+	w->nbudget_left = n;
+	return true;
+}
+
 static bool
 fetch_advice(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 {
-	PGresult   *res = advisor_query(conn, "read sfcache.index_advice", advice_sql, 0, NULL);
+	char		size[32];
+	char		count[32];
+	const char *params[2] = {NULL, NULL};
+	PGresult   *res;
 	int			i;
 
-	if (res == NULL)
+	if (opts->max_size >= 0)
+	{
+		snprintf(size, sizeof(size), "%lld", opts->max_size);
+		params[0] = size;
+	}
+	if (opts->max_indexes >= 0)
+	{
+		snprintf(count, sizeof(count), "%d", opts->max_indexes);
+		params[1] = count;
+	}
+	res = advisor_query(conn, "read sfcache.index_advice_search()", advice_sql, 2, params);
+	if (res == NULL || !count_without_budget(conn, opts, w))
+	{
+		PQclear(res);
 		return false;
+	}
 	w->advice = pg_malloc0(sizeof(Advice) * (PQntuples(res) + 1));
 	for (i = 0; i < PQntuples(res); i++)
 	{
@@ -154,6 +213,22 @@ fetch_advice(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 			w->nadvice++;
 		else
 			w->nfiltered++;
+	}
+	PQclear(res);
+	w->nbudget_left = w->nbudget_left > w->nadvice ? w->nbudget_left - w->nadvice : 0;
+	res = advisor_query(conn, "read sfcache.index_advice_work()", work_sql, 0, NULL);
+	if (res == NULL)
+		return false;
+	if (PQntuples(res) == 1)
+	{
+		w->search.statements = (int) get_ll(res, 0, 0);
+		w->search.candidates = (int) get_ll(res, 0, 1);
+		w->search.plannings = get_ll(res, 0, 2);
+		w->search.max_plannings = get_ll(res, 0, 3);
+		w->search.truncated = PQgetvalue(res, 0, 4)[0] == 't';
+		w->search.cost_before = get_double(res, 0, 5);
+		w->search.cost_after = get_double(res, 0, 6);
+		w->search.done = 1;
 	}
 	PQclear(res);
 	return true;

@@ -3,7 +3,8 @@
  * indexdef.c
  *		Splitting an index definition as the server prints it after USING
  *		("btree (user_id, \"a b\" DESC) WHERE (NOT is_deleted)") into its
- *		access method, key elements, bare keys and predicate. Quoted
+ *		access method, key elements, bare keys, INCLUDE columns and
+ *		predicate. Quoted
  *		identifiers, string literals and nested parentheses are respected,
  *		so hostile names cannot shift the split.
  *
@@ -84,6 +85,15 @@ add_element(IndexDef *def, const char *start, const char *end)
 	strlist_add_nocopy(&def->keys, element_key(elem));
 }
 
+/* A copy of start..end without its leading spaces. */
+static char *
+trimmed(const char *start, const char *end)
+{
+	while (start < end && *start == ' ')
+		start++;
+	return pnstrdup(start, end - start);
+}
+
 /*
  * Parse tail into def. Returns 0 if it does not look like an index
  * definition (def is then empty but safe to free).
@@ -115,6 +125,26 @@ indexdef_parse(const char *tail, IndexDef *def)
 		return 0;
 	add_element(def, start, p);
 	p++;
+	if (strncmp(p, " INCLUDE (", 10) == 0)
+	{
+		p += 10;
+		start = p;
+		while (*p && *p != ')')
+		{
+			if (*p == ',')
+			{
+				strlist_add_nocopy(&def->include, trimmed(start, p));
+				start = ++p;
+				continue;
+			}
+			p = skip_token(p);
+		}
+		if (*p != ')')
+			return 0;
+		strlist_add_nocopy(&def->include, trimmed(start, p));
+		def->has_extra = 1;
+		p++;
+	}
 	if (strncmp(p, " WHERE ", 7) == 0)
 		def->pred = pg_strdup(p + 7);
 	else if (*p != '\0')
@@ -128,6 +158,7 @@ indexdef_free(IndexDef *def)
 	free(def->am);
 	free(def->pred);
 	strlist_free(&def->elems);
+	strlist_free(&def->include);
 	strlist_free(&def->keys);
 }
 

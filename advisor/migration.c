@@ -43,7 +43,7 @@ append_am(PGconn *conn, PQExpBuffer b, const char *am)
 	}
 }
 
-/* USING am (keys) [WHERE pred], column names quoted again by libpq. */
+/* USING am (keys) [INCLUDE (cols)] [WHERE pred], column names quoted again by libpq. */
 static void
 append_using(PGconn *conn, PQExpBuffer b, const IndexDef *def)
 {
@@ -71,6 +71,17 @@ append_using(PGconn *conn, PQExpBuffer b, const IndexDef *def)
 			appendPQExpBufferStr(b, def->elems.items[i]);
 	}
 	appendPQExpBufferChar(b, ')');
+	for (i = 0; i < def->include.n; i++)
+	{
+		char	   *col = key_unquote(def->include.items[i]);
+		char	   *q = esc_ident(conn, col);
+
+		appendPQExpBuffer(b, "%s%s", i == 0 ? " INCLUDE (" : ", ", q);
+		free(col);
+		free(q);
+	}
+	if (def->include.n > 0)
+		appendPQExpBufferChar(b, ')');
 	if (def->pred != NULL)
 		appendPQExpBuffer(b, " WHERE %s", def->pred);
 }

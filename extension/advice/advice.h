@@ -18,7 +18,10 @@
  *	advice_build.c	candidate indexes from a re-planned statement
  *	advice_rules.c	the suggestion rules (column order, opclass, partial)
  *	advice_existing.c what the table's existing indexes already serve
- *	advice_verify.c verification of candidates with hypothetical indexes
+ *	advice_verify.c per-statement verification of candidates (the mode
+ *					of sfcache.advice_search = off) and their variants
+ *	advice_merge.c	merged candidates across statements of one table
+ *	advice_search.c the configuration search over the whole workload
  *	advice_sql.c	the SQL-callable functions behind the views
  *
  *-------------------------------------------------------------------------
@@ -154,6 +157,11 @@ typedef struct AdviceCandidate
 	List	   *ginquals;		/* AdviceQual *: GIN operators on one key */
 	double		share;			/* share of the table the scan returns */
 	List	   *sources;		/* AdvicePlanned * it was found in */
+	/* columns, as attnum - FirstLowInvalidHeapAttributeNumber */
+	bool		columns_known;	/* output and filtered are known */
+	Bitmapset  *output;			/* what the statement returns from it */
+	Bitmapset  *filtered;		/* what its clauses test */
+	List	   *include;		/* AttrNumber of INCLUDE columns (int list) */
 	/* set by the rules and the verification */
 	char	   *ddl;
 	char	   *name;
@@ -164,7 +172,37 @@ typedef struct AdviceCandidate
 	struct WhatifIndex *windex;
 	double		cost_before;
 	double		cost_after;
+	/* set by the configuration search (advice_search.c) */
+	double		gain;			/* last evaluated saving, upkeep deducted */
+	double		improved;		/* cost before of the statements it improved */
+	double		upkeep;			/* maintenance cost under the write rate */
+	double		marginal;		/* its share of the configuration's saving */
+	List	   *served;			/* AdvicePlanned * whose plan uses it */
+	double	   *costs;			/* per ctx->planned: cost with it, last
+								 * evaluation */
+	bool		chosen;
+	bool		stale;			/* gain to be evaluated again */
 } AdviceCandidate;
+
+/* Budgets and bounds of one configuration search. */
+typedef struct AdviceSearchLimits
+{
+	int64		max_size;		/* bytes; -1: none */
+	int			max_indexes;	/* -1: none */
+} AdviceSearchLimits;
+
+/* The work one configuration search did, for sfcache.index_advice_work. */
+typedef struct AdviceSearchWork
+{
+	int			statements;		/* recorded statements costed */
+	int			candidates;		/* candidate indexes (variants, merged) */
+	int64		plannings;		/* plannings made */
+	int64		max_plannings;	/* the bound (sfcache.advice_max_plannings) */
+	bool		truncated;		/* the bound stopped the search */
+	int			chosen;
+	double		cost_before;	/* workload cost (calls x cost) without */
+	double		cost_after;		/* and with the configuration */
+} AdviceSearchWork;
 
 /* Everything one computation of sfcache.index_advice works with. */
 typedef struct AdviceContext
@@ -185,6 +223,7 @@ extern double AdviceRelTuples(Oid relid);
 extern bool AdviceGinServed(Oid relid, AdviceQual *key, List *opnos);
 extern bool AdviceBtreeServed(Oid relid, List *keys, bool partial);
 extern char *AdviceBtreePrefix(Oid relid, List *eq, List **prefix);
+extern bool AdviceUniqueServed(Oid relid, List *eq);
 
 /* advice_rules.c */
 extern List *AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c);
@@ -193,6 +232,14 @@ extern bool AdviceSameKey(AdviceQual *a, AdviceQual *b);
 
 /* advice_verify.c */
 extern List *AdviceVerify(AdviceContext *ctx);
+extern List *AdviceAllVariants(AdviceContext *ctx, AdviceCandidate *c);
+
+/* advice_merge.c */
+extern List *AdviceMergeCandidates(AdviceContext *ctx);
+
+/* advice_search.c */
+extern List *AdviceSearch(AdviceContext *ctx, const AdviceSearchLimits *limits,
+						  AdviceSearchWork *work);
 
 /* advice_hooks.c: Init and the hooks' entry points (core_hooks.c) */
 extern void AdviceInit(void);
@@ -207,6 +254,8 @@ extern bool advice_enabled;
 extern double advice_sample_rate;
 extern int	advice_max;
 extern double advice_min_benefit;
+extern bool advice_search;
+extern int	advice_max_plannings;
 
 /* advice_qual.c */
 extern bool AdviceClassifyQual(Expr *clause, Index varno, AdviceQual *out);

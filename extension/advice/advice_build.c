@@ -8,7 +8,9 @@
  *		scan qual or as a filter yields candidates: one GIN index per
  *		jsonb/array key, one btree index over its btree-indexable quals
  *		(with the index conditions of a partly served scan and the ORDER BY
- *		keys of a LIMIT over it).  Re-planning, rather than rebuilding from
+ *		keys of a LIMIT over it); for the configuration search, a
+ *		sequential scan read whole for the ORDER BY of a LIMIT yields a
+ *		btree candidate on those keys.  Re-planning, rather than rebuilding from
  *		the counters, is what tells which quals go together and makes an
  *		index created since recording silence its advice.
  *
@@ -21,6 +23,7 @@
 #include "catalog/pg_class.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "parser/parsetree.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/guc.h"
@@ -255,6 +258,31 @@ advice_sort_keys(AdviceCandidate *c, Plan *scan, Plan **ancestors, int depth)
 	}
 }
 
+/*
+ * The columns of the table the statement needs (its output, and what its
+ * WHERE and JOIN clauses test), for INCLUDE columns; only when the scan's
+ * range table entry is the statement's own (not one of a view or subquery
+ * pulled up, whose columns the statement's tree does not show), else none
+ * known: then no INCLUDE is suggested.  The scan's own target list will not
+ * do: a sequential scan returns every column (a physical target list).
+ */
+static void
+advice_needed_columns(AdviceCandidate *c, Query *query, Index varno)
+{
+	RangeTblEntry *rte;
+
+	if (varno > list_length(query->rtable))
+		return;
+	rte = rt_fetch(varno, query->rtable);
+	if (rte->rtekind != RTE_RELATION || rte->relid != c->relid ||
+		query->setOperations != NULL)
+		return;
+	pull_varattnos((Node *) query->targetList, varno, &c->output);
+	pull_varattnos(query->havingQual, varno, &c->output);
+	pull_varattnos((Node *) query->jointree, varno, &c->filtered);
+	c->columns_known = true;
+}
+
 /* Candidates from one scan node of a re-planned statement. */
 static void
 advice_visit_scan(Plan *plan, Plan **ancestors, int depth, void *arg)
@@ -271,16 +299,31 @@ advice_visit_scan(Plan *plan, Plan **ancestors, int depth, void *arg)
 	if (!OidIsValid(relid))
 		return;
 	b->planned->relids = list_append_unique_oid(b->planned->relids, relid);
-	if (plan->qual == NIL)
+	if (plan->qual == NIL && (!IsA(plan, SeqScan) || !advice_search))
 		return;
 	varno = ((Scan *) plan)->scanrelid;
 	c = palloc0(sizeof(AdviceCandidate));
 	c->relid = relid;
 	c->share = plan->plan_rows / AdviceRelTuples(relid);
 	c->sources = list_make1(b->planned);
+	advice_needed_columns(c, b->planned->query, varno);
 	advice_sort_quals(b->ctx, c, plan->qual, varno, false);
 	if (c->eq == NIL && c->range == NIL)
+	{
+		/*
+		 * Nothing an index could find, but perhaps an order to read in: the
+		 * ORDER BY of a LIMIT over a sequential scan (configuration search
+		 * only).  The LIMIT bounds the rows read, not the share filtered.
+		 */
+		if (!IsA(plan, SeqScan) || !advice_search)
+			return;
+		advice_sort_keys(c, plan, ancestors, depth);
+		if (c->sort == NIL)
+			return;
+		c->share = 0;
+		b->ctx->candidates = lappend(b->ctx->candidates, c);
 		return;
+	}
 	if (IsA(plan, IndexScan))
 		indexconds = ((IndexScan *) plan)->indexqualorig;
 	else if (IsA(plan, BitmapHeapScan))

@@ -4,7 +4,9 @@
  *		What a table's existing (valid) indexes already do for a candidate:
  *		a GIN index on the same key whose operator family has every
  *		operator used, a btree index that starts with the candidate's key
- *		columns, or a btree index that the candidate would extend.
+ *		columns, a btree index that the candidate would extend, or a
+ *		unique index all of whose columns the candidate's equality
+ *		columns fix (a primary key lookup: at most one row to find).
  *
  *-------------------------------------------------------------------------
  */
@@ -183,4 +185,31 @@ AdviceBtreePrefix(Oid relid, List *eq, List **prefix)
 	(void) advice_any_index(relid, advice_btree_extendable, &check);
 	*prefix = check.prefix;
 	return check.name;
+}
+
+/* A valid, non-partial unique index all of whose key columns are in eq. */
+static bool
+advice_unique_fixed(Relation index, void *arg)
+{
+	List	   *eq = arg;
+	int			i;
+
+	if (!index->rd_index->indisunique || RelationGetIndexPredicate(index) != NIL)
+		return false;
+	for (i = 0; i < index->rd_index->indnkeyatts; i++)
+	{
+		if (advice_eq_column(eq, index->rd_index->indkey.values[i]) == NULL)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Does a unique index already find the one row these equality quals allow
+ * (a primary key or unique lookup, perhaps filtered further)?
+ */
+bool
+AdviceUniqueServed(Oid relid, List *eq)
+{
+	return advice_any_index(relid, advice_unique_fixed, eq);
 }

@@ -3,7 +3,8 @@
  * advice_guc.c
  *		Owns the index advice's settings: sfcache.advice,
  *		sfcache.advice_sample_rate, sfcache.advice_max (shared memory size,
- *		server start) and sfcache.advice_min_benefit.
+ *		server start), sfcache.advice_min_benefit, sfcache.advice_search
+ *		and sfcache.advice_max_plannings.
  *
  *-------------------------------------------------------------------------
  */
@@ -17,6 +18,8 @@ bool		advice_enabled = true;
 double		advice_sample_rate = 0.1;
 int			advice_max = 2000;
 double		advice_min_benefit = 0.3;
+bool		advice_search = true;
+int			advice_max_plannings = 10000;
 
 /* Define the advice's settings; from AdviceInit(). */
 void
@@ -41,4 +44,14 @@ AdviceGucInit(void)
 							 "0.3 means the recorded statements must be estimated 30% cheaper.",
 							 &advice_min_benefit, 0.3, 0.0, 1.0, PGC_USERSET, 0,
 							 NULL, NULL, NULL);
+	DefineCustomBoolVariable("sfcache.advice_search",
+							 "Chooses the suggested indexes as one configuration for the whole recorded workload.",
+							 "Off: one verified index per candidate, as sfcache 0.2 did (kept for comparison).",
+							 &advice_search, true, PGC_USERSET, 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("sfcache.advice_max_plannings",
+							"Most plannings the configuration search makes before it stops.",
+							"The search then keeps the indexes chosen so far and reports itself truncated.",
+							&advice_max_plannings, 10000, 10, INT_MAX, PGC_USERSET, 0,
+							NULL, NULL, NULL);
 }

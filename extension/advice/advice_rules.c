@@ -18,6 +18,11 @@
  *		   unless an existing plain btree index on some of the equality
  *		   columns can be extended, in which case the suggestion extends it
  *		   (its columns first) and says it replaces it.
+ *		   For the configuration search, each btree variant also comes
+ *		   with INCLUDE columns when an index-only scan could follow: the
+ *		   scan's output columns and the columns of its quals the key and
+ *		   predicate do not cover, at most ADVICE_INCLUDE_MAX of them and
+ *		   ADVICE_INCLUDE_WIDTH bytes wide on average.
  *
  *-------------------------------------------------------------------------
  */
@@ -26,6 +31,7 @@
 #include <ctype.h>
 
 #include "access/htup_details.h"
+#include "access/sysattr.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_statistic.h"
@@ -42,6 +48,8 @@
 #include "advice/advice.h"
 
 #define ADVICE_STATUS_DISTINCT	16	/* at most this many values: a "status" */
+#define ADVICE_INCLUDE_MAX		3	/* INCLUDE columns at most */
+#define ADVICE_INCLUDE_WIDTH	48	/* their average width, bytes, at most */
 
 /* Number of distinct values of a column, from pg_statistic; 0 if unknown. */
 static double
@@ -195,6 +203,57 @@ advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c)
 	return variants;
 }
 
+/* Remove the column of each qual in quals from the set cols. */
+static Bitmapset *
+advice_without_columns(Bitmapset *cols, List *quals)
+{
+	ListCell   *lc;
+
+	foreach(lc, quals)
+	{
+		AdviceQual *q = lfirst(lc);
+
+		if (q->attnum > 0)
+			cols = bms_del_member(cols, q->attnum - FirstLowInvalidHeapAttributeNumber);
+	}
+	return cols;
+}
+
+/*
+ * The variant of v with the INCLUDE columns an index-only scan needs, or
+ * NULL: none needed, an expression or whole row needed, or too many or too
+ * wide.
+ */
+static AdviceCandidate *
+advice_include_variant(AdviceCandidate *v)
+{
+	Bitmapset  *need = bms_union(v->output,
+								 advice_without_columns(bms_copy(v->filtered), v->pred));
+	List	   *include = NIL;
+	int32		width = 0;
+	int			x = -1;
+	AdviceCandidate *iv;
+
+	if (!v->columns_known)
+		return NULL;
+	need = advice_without_columns(need, v->keys);
+	while ((x = bms_next_member(need, x)) >= 0)
+	{
+		AttrNumber	attnum = x + FirstLowInvalidHeapAttributeNumber;
+
+		if (attnum <= 0)
+			return NULL;
+		width += Max(get_attavgwidth(v->relid, attnum), 1);
+		include = lappend_int(include, attnum);
+	}
+	if (include == NIL || list_length(include) > ADVICE_INCLUDE_MAX ||
+		width > ADVICE_INCLUDE_WIDTH)
+		return NULL;
+	iv = advice_variant(v, v->keys, v->pred, v->replaces);
+	iv->include = include;
+	return iv;
+}
+
 /* The operators used on a GIN key, here and in every recorded statement. */
 static List *
 advice_gin_opnos(AdviceContext *ctx, AdviceCandidate *c, AdviceQual *key)
@@ -256,8 +315,24 @@ AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c)
 			v->opclass = advice_path_ops_serve(opnos) ? "jsonb_path_ops" : "jsonb_ops";
 		variants = list_make1(v);
 	}
+	else if (AdviceUniqueServed(c->relid, c->eq))
+		return NIL;				/* a primary key lookup is served */
 	else
 		variants = advice_btree_variants(ctx, c);
+	if (!c->gin && advice_search)
+	{
+		List	   *with_include = NIL;
+
+		foreach(lc, variants)
+		{
+			AdviceCandidate *iv = advice_include_variant(lfirst(lc));
+
+			with_include = lappend(with_include, lfirst(lc));
+			if (iv != NULL)
+				with_include = lappend(with_include, iv);
+		}
+		variants = with_include;
+	}
 	foreach(lc, variants)
 	{
 		AdviceCandidate *v = lfirst(lc);
@@ -346,6 +421,11 @@ AdviceCandidateDdl(AdviceCandidate *c)
 	if (c->opclass != NULL)
 		appendStringInfo(&ddl, " %s", c->opclass);
 	appendStringInfoChar(&ddl, ')');
+	foreach(lc, c->include)
+		appendStringInfo(&ddl, "%s%s", lc == list_head(c->include) ? " INCLUDE (" : ", ",
+						 quote_identifier(get_attname(c->relid, lfirst_int(lc), false)));
+	if (c->include != NIL)
+		appendStringInfoChar(&ddl, ')');
 	if (c->pred != NIL)
 		appendStringInfo(&ddl, " WHERE %s", advice_pred_sql(c));
 	c->ddl = ddl.data;

@@ -3,7 +3,14 @@
  * advice_sql.c
  *		SQL-callable functions behind sfcache.index_advice,
  *		sfcache.advice_quals and sfcache.table_activity, and
+ *		sfcache.index_advice_search(), sfcache.index_advice_work() and
  *		sfcache.advice_reset().
+ *
+ * sfcache.index_advice_search(max_size, max_indexes) runs the
+ * configuration search (advice_search.c) within the budgets (NULL: none);
+ * the view sfcache.index_advice is it without budgets.  Index names are
+ * made unique among the rows (_2, _3, ... on a clash).  The work of this
+ * session's last search is kept for sfcache.index_advice_work().
  *
  * What a view shows is limited to the current database, and to the
  * current role's statements unless it has pg_read_all_stats (as
@@ -17,17 +24,25 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "utils/array.h"
+#include "nodes/value.h"
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
 #include "advice/advice.h"
 
 SFC_FUNCTION_INFO_V1(sfcache_index_advice_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_index_advice_0_3);
+SFC_FUNCTION_INFO_V1(sfcache_index_advice_work_0_3);
 SFC_FUNCTION_INFO_V1(sfcache_advice_quals_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_table_activity_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_advice_reset_0_1);
 
 #define ADVICE_EVIDENCE_QUERYIDS 8
+#define ADVICE_DDL_PREFIX "CREATE INDEX CONCURRENTLY IF NOT EXISTS "
+
+/* The work of this session's last search (sfcache.index_advice_work()). */
+static AdviceSearchWork advice_last_work;
+static bool advice_have_work = false;
 
 static const char *const advice_role_names[] = {
 	"seq scan", "filter", "index cond", "order by"
@@ -98,13 +113,40 @@ advice_evidence(AdviceContext *ctx, AdviceCandidate *c, Evidence *ev)
 	}
 }
 
-/* One row of sfcache.index_advice. */
-static void
-advice_put_candidate(ReturnSetInfo *rsinfo, AdviceContext *ctx, AdviceCandidate *c)
+/* The query ids of the statements c serves, or of its evidence. */
+static Datum
+advice_served_queryids(AdviceCandidate *c, Evidence *ev, int64 *calls)
 {
-	Datum		values[11];
-	bool		nulls[11];
+	uint64	   *ids;
+	ListCell   *lc;
+	int			n = 0;
+
+	if (c->served == NIL)
+	{
+		*calls = ev->main ? ev->main->calls : 0;
+		return advice_queryid_array(ev->queryids, ev->nqueryids);
+	}
+	*calls = 0;
+	ids = palloc(sizeof(uint64) * list_length(c->served));
+	foreach(lc, c->served)
+	{
+		AdvicePlanned *p = lfirst(lc);
+
+		ids[n++] = p->stmt->queryid;
+		*calls += p->stmt->calls;
+	}
+	return advice_queryid_array(ids, n);
+}
+
+/* One row of sfcache.index_advice: the first 11 columns for 0.1's function. */
+static void
+advice_put_candidate(ReturnSetInfo *rsinfo, AdviceContext *ctx, AdviceCandidate *c,
+					 int ncolumns)
+{
+	Datum		values[13];
+	bool		nulls[13];
 	Evidence	ev;
+	int64		calls;
 
 	memset(nulls, 0, sizeof(nulls));
 	advice_evidence(ctx, c, &ev);
@@ -113,31 +155,135 @@ advice_put_candidate(ReturnSetInfo *rsinfo, AdviceContext *ctx, AdviceCandidate 
 	values[2] = CStringGetTextDatum(c->ddl);
 	values[3] = c->replaces ? CStringGetTextDatum(c->replaces) : (Datum) 0;
 	nulls[3] = (c->replaces == NULL);
-	values[4] = Int64GetDatum(ev.main ? ev.main->calls : 0);
+	values[7] = advice_served_queryids(c, &ev, &calls);
+	values[4] = Int64GetDatum(calls);
 	values[5] = Int64GetDatum(ev.main ? ev.main->rows_scanned : 0);
 	values[6] = Int64GetDatum(ev.main ? ev.main->rows_returned : 0);
-	values[7] = advice_queryid_array(ev.queryids, ev.nqueryids);
 	values[8] = Float8GetDatum(c->cost_before);
 	values[9] = Float8GetDatum(c->cost_after);
 	values[10] = Int64GetDatum(WhatifSizeBytes(c->windex));
+	values[11] = Float8GetDatum(c->served != NIL ? c->marginal :
+								c->cost_before - c->cost_after);
+	values[12] = Float8GetDatum(c->upkeep);
+	Assert(ncolumns <= 13);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* Suggested indexes, verified with hypothetical indexes. */
+/* Give c the name base, or base_2, base_3, ... if taken by one of names. */
+static void
+advice_unique_name(AdviceCandidate *c, List **names)
+{
+	char	   *base = c->name;
+	char	   *name = base;
+	const char *old_quoted = quote_identifier(base);
+	int			i = 1;
+
+	while (list_member(*names, makeString(name)))
+	{
+		char		suffix[16];
+		int			len;
+
+		snprintf(suffix, sizeof(suffix), "_%d", ++i);
+		len = Min((int) strlen(base), NAMEDATALEN - 1 - (int) strlen(suffix));
+		name = psprintf("%.*s%s", len, base, suffix);
+	}
+	*names = lappend(*names, makeString(name));
+	if (name == base || strncmp(c->ddl, ADVICE_DDL_PREFIX, strlen(ADVICE_DDL_PREFIX)) != 0)
+		return;
+	c->ddl = psprintf("%s%s%s", ADVICE_DDL_PREFIX, quote_identifier(name),
+					  c->ddl + strlen(ADVICE_DDL_PREFIX) + strlen(old_quoted));
+	c->name = name;
+}
+
+/* The suggested indexes, by the search within limits or per statement. */
+static List *
+advice_compute(AdviceContext *ctx, const AdviceSearchLimits *limits)
+{
+	List	   *result;
+	List	   *names = NIL;
+	ListCell   *lc;
+
+	memset(ctx, 0, sizeof(AdviceContext));
+	ctx->quals = AdviceCopyQuals();
+	AdviceBuildCandidates(ctx);
+	if (advice_search)
+	{
+		result = AdviceSearch(ctx, limits, &advice_last_work);
+		advice_have_work = true;
+	}
+	else
+		result = AdviceVerify(ctx);
+	foreach(lc, result)
+		advice_unique_name(lfirst(lc), &names);
+	return result;
+}
+
+/* sfcache 0.1-0.2's sfcache.index_advice_raw(): the search, no budgets. */
 Datum
 sfcache_index_advice_0_1(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	AdviceSearchLimits limits = {-1, -1};
 	AdviceContext ctx;
 	ListCell   *lc;
 
 	InitMaterializedSRF(fcinfo, 0);
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.quals = AdviceCopyQuals();
-	AdviceBuildCandidates(&ctx);
-	foreach(lc, AdviceVerify(&ctx))
-		advice_put_candidate(rsinfo, &ctx, lfirst(lc));
+	foreach(lc, advice_compute(&ctx, &limits))
+		advice_put_candidate(rsinfo, &ctx, lfirst(lc), 11);
 	return (Datum) 0;
+}
+
+/*
+ * sfcache.index_advice_search(max_size bigint, max_indexes int): the
+ * configuration within the budgets (NULL: none), with each index's
+ * marginal benefit and upkeep.
+ */
+Datum
+sfcache_index_advice_0_3(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	AdviceSearchLimits limits = {-1, -1};
+	AdviceContext ctx;
+	ListCell   *lc;
+
+	if (!PG_ARGISNULL(0))
+		limits.max_size = PG_GETARG_INT64(0);
+	if (!PG_ARGISNULL(1))
+		limits.max_indexes = PG_GETARG_INT32(1);
+	if ((!PG_ARGISNULL(0) && limits.max_size < 0) ||
+		(!PG_ARGISNULL(1) && limits.max_indexes < 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("index advice budgets must not be negative"),
+				 errhint("Pass NULL for no budget.")));
+	InitMaterializedSRF(fcinfo, 0);
+	foreach(lc, advice_compute(&ctx, &limits))
+		advice_put_candidate(rsinfo, &ctx, lfirst(lc), 13);
+	return (Datum) 0;
+}
+
+/* sfcache.index_advice_work(): what this session's last search did. */
+Datum
+sfcache_index_advice_work_0_3(PG_FUNCTION_ARGS)
+{
+	TupleDesc	tupdesc;
+	Datum		values[8];
+	bool		nulls[8] = {false, false, false, false, false, false, false, false};
+	AdviceSearchWork *w = &advice_last_work;
+
+	if (!advice_have_work)
+		PG_RETURN_NULL();
+	if (get_call_result_type(fcinfo, NULL, &tupdesc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	values[0] = Int32GetDatum(w->statements);
+	values[1] = Int32GetDatum(w->candidates);
+	values[2] = Int64GetDatum(w->plannings);
+	values[3] = Int64GetDatum(w->max_plannings);
+	values[4] = BoolGetDatum(w->truncated);
+	values[5] = Int32GetDatum(w->chosen);
+	values[6] = Float8GetDatum(w->cost_before);
+	values[7] = Float8GetDatum(w->cost_after);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
 /* The recorded quals, as they are in shared memory. */

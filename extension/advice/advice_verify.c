@@ -100,17 +100,29 @@ advice_variants(void *arg)
 	AdviceAsRole(first->stmt->userid, NULL, advice_variants_as_role, run);
 }
 
+/*
+ * The variants of c worth costing, each with its DDL and hypothetical
+ * index: none when its scan returns a large share of the table, when an
+ * existing index serves it, or when they cannot be built.
+ */
+List *
+AdviceAllVariants(AdviceContext *ctx, AdviceCandidate *c)
+{
+	VariantRun	run = {ctx, c, NIL};
+
+	if (c->share > ADVICE_LARGE_SHARE || !AdviceTry(advice_variants, &run))
+		return NIL;
+	return run.variants;
+}
+
 /* The verified best variant of c, or NULL. */
 static AdviceCandidate *
 advice_best_variant(AdviceContext *ctx, AdviceCandidate *c)
 {
-	VariantRun	run = {ctx, c, NIL};
 	AdviceCandidate *best = NULL;
 	ListCell   *lc;
 
-	if (c->share > ADVICE_LARGE_SHARE || !AdviceTry(advice_variants, &run))
-		return NULL;
-	foreach(lc, run.variants)
+	foreach(lc, AdviceAllVariants(ctx, c))
 	{
 		AdviceCandidate *v = lfirst(lc);
 

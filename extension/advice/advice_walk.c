@@ -10,7 +10,9 @@
  *		re-planning when it can be re-planned (a SELECT without parameters).
  *
  * A scan fully served by its index (no filter) records nothing: a primary
- * key lookup costs one walk and no lock.
+ * key lookup costs one walk and no lock.  A sequential scan with nothing to
+ * filter records only the ORDER BY keys of a LIMIT over a sort of it (the
+ * latest rows of a table, read whole and sorted).
  *
  *-------------------------------------------------------------------------
  */
@@ -169,7 +171,8 @@ advice_scan(AdviceWalk *w, PlanState *ps)
 	AdviceRole	role = ADVICE_ROLE_FILTER;
 	AdviceRows	rows;
 
-	if (!OidIsValid(relid) || ps->instrument == NULL || plan->qual == NIL)
+	if (!OidIsValid(relid) || ps->instrument == NULL ||
+		(plan->qual == NIL && !IsA(plan, SeqScan)))
 		return;
 	if (IsA(plan, SeqScan))
 		role = ADVICE_ROLE_SEQSCAN;
@@ -181,7 +184,12 @@ advice_scan(AdviceWalk *w, PlanState *ps)
 		return;
 	advice_node_rows(ps, &rows);
 	if (advice_observe_list(w, plan->qual, varno, relid, role, &rows) == 0)
+	{
+		/* nothing to filter: the ORDER BY of a LIMIT over the whole table */
+		if (IsA(plan, SeqScan))
+			advice_observe_sort(w, ps, varno, relid, &rows);
 		return;
+	}
 	(void) advice_observe_list(w, indexconds, varno, relid,
 							   ADVICE_ROLE_INDEXCOND, &rows);
 	advice_observe_sort(w, ps, varno, relid, &rows);

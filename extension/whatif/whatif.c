@@ -74,25 +74,31 @@ whatif_index_columns(IndexOptInfo *info, const WhatifIndex *windex, bool canorde
 					 bool canreturn)
 {
 	int			n = windex->ncolumns;
+	int			nkey = windex->nkeycolumns;
 	int			i;
 
-	info->ncolumns = info->nkeycolumns = n;
+	/* as plancat.c: the per-key arrays have nkeycolumns entries */
+	info->ncolumns = n;
+	info->nkeycolumns = nkey;
 	info->indexkeys = palloc(sizeof(int) * n);
-	info->indexcollations = palloc(sizeof(Oid) * n);
-	info->opfamily = palloc(sizeof(Oid) * n);
-	info->opcintype = palloc(sizeof(Oid) * n);
+	info->indexcollations = palloc(sizeof(Oid) * nkey);
+	info->opfamily = palloc(sizeof(Oid) * nkey);
+	info->opcintype = palloc(sizeof(Oid) * nkey);
 	info->canreturn = palloc(sizeof(bool) * n);
 	/* no options; gincostestimate reads this array unconditionally */
 	info->opclassoptions = palloc0(sizeof(bytea *) * n);
-	info->reverse_sort = canorder ? palloc(sizeof(bool) * n) : NULL;
-	info->nulls_first = canorder ? palloc(sizeof(bool) * n) : NULL;
+	info->reverse_sort = canorder ? palloc(sizeof(bool) * nkey) : NULL;
+	info->nulls_first = canorder ? palloc(sizeof(bool) * nkey) : NULL;
 	for (i = 0; i < n; i++)
 	{
 		info->indexkeys[i] = windex->indexkeys[i];
+		info->canreturn[i] = canreturn;
+	}
+	for (i = 0; i < nkey; i++)
+	{
 		info->indexcollations[i] = windex->collations[i];
 		info->opfamily[i] = windex->opfamily[i];
 		info->opcintype[i] = windex->opcintype[i];
-		info->canreturn[i] = canreturn;
 		if (canorder)
 		{
 			info->reverse_sort[i] = windex->reverse_sort[i];

@@ -29,7 +29,8 @@ typedef struct WhatifIndex
 	char		name[NAMEDATALEN];
 	Oid			relid;			/* the table */
 	Oid			amoid;			/* btree or gin */
-	int			ncolumns;
+	int			ncolumns;		/* key and INCLUDE columns */
+	int			nkeycolumns;	/* key columns, first */
 	int			indexkeys[INDEX_MAX_KEYS];	/* attnum, or 0 for expression */
 	Oid			collations[INDEX_MAX_KEYS];
 	Oid			opfamily[INDEX_MAX_KEYS];

@@ -6,9 +6,9 @@
  *		own operator class resolution: never by hand.
  *
  * Supported: btree (several columns, expressions, ASC/DESC, NULLS
- * FIRST/LAST, a WHERE predicate, UNIQUE) and gin (any operator class, e.g.
- * jsonb_ops, jsonb_path_ops, array_ops).  INCLUDE and WITH (...) options
- * are refused, other access methods too.
+ * FIRST/LAST, a WHERE predicate, UNIQUE, INCLUDE columns) and gin (any
+ * operator class, e.g. jsonb_ops, jsonb_path_ops, array_ops).  WITH (...)
+ * options are refused, other access methods too.
  *
  *-------------------------------------------------------------------------
  */
@@ -83,10 +83,15 @@ whatif_access_method(IndexStmt *stmt)
 				 errmsg("access method \"%s\" is not supported for hypothetical indexes",
 						stmt->accessMethod),
 				 errhint("Use btree or gin.")));
-	if (stmt->indexIncludingParams != NIL || stmt->options != NIL)
+	if (stmt->options != NIL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("INCLUDE and WITH options are not supported for hypothetical indexes")));
+				 errmsg("WITH options are not supported for hypothetical indexes")));
+	if (stmt->indexIncludingParams != NIL && amoid != BTREE_AM_OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("access method \"%s\" does not support included columns",
+						stmt->accessMethod)));
 	return amoid;
 }
 
@@ -149,6 +154,28 @@ whatif_key_column(WhatifIndex *windex, int i, IndexElem *elem, const char *amnam
 				 errmsg("access method \"%s\" does not support ASC/DESC options", amname)));
 }
 
+/* Fill INCLUDE column i of windex: a plain column, no operator class. */
+static void
+whatif_include_column(WhatifIndex *windex, int i, IndexElem *elem)
+{
+	AttrNumber	attnum;
+
+	if (elem->name == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("expressions are not supported in included columns")));
+	attnum = get_attnum(windex->relid, elem->name);
+	if (attnum == InvalidAttrNumber)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" does not exist", elem->name)));
+	if (attnum < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("index creation on system columns is not supported")));
+	windex->indexkeys[i] = attnum;
+}
+
 /* The WHERE clause of a partial index, in the planner's implicit-AND form. */
 static List *
 whatif_predicate(Node *where)
@@ -198,13 +225,16 @@ WhatifParseIndexDdl(const char *ddl)
 	windex->relid = whatif_table(stmt);
 	windex->amoid = whatif_access_method(stmt);
 	stmt = transformIndexStmt(windex->relid, stmt, ddl);
-	windex->ncolumns = list_length(stmt->indexParams);
+	windex->nkeycolumns = list_length(stmt->indexParams);
+	windex->ncolumns = windex->nkeycolumns + list_length(stmt->indexIncludingParams);
 	if (windex->ncolumns > INDEX_MAX_KEYS)
 		ereport(ERROR,
 				(errcode(ERRCODE_TOO_MANY_COLUMNS),
 				 errmsg("cannot use more than %d columns in an index", INDEX_MAX_KEYS)));
 	foreach(lc, stmt->indexParams)
 		whatif_key_column(windex, i++, lfirst_node(IndexElem, lc), stmt->accessMethod);
+	foreach(lc, stmt->indexIncludingParams)
+		whatif_include_column(windex, i++, lfirst_node(IndexElem, lc));
 	windex->indpred = whatif_predicate(stmt->whereClause);
 	windex->unique = stmt->unique;
 	if (stmt->idxname != NULL)

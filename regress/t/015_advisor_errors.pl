@@ -21,7 +21,8 @@ $node->safe_psql('postgres', q{
 	CREATE ROLE advisor_pw LOGIN SUPERUSER PASSWORD 'secret-pw';
 	CREATE ROLE advisor_noread LOGIN});
 $node->safe_psql('app', q{
-	REVOKE ALL ON sfcache.index_advice FROM PUBLIC, advisor_noread});
+	REVOKE ALL ON sfcache.index_advice FROM PUBLIC, advisor_noread;
+	REVOKE ALL ON FUNCTION sfcache.index_advice_search(bigint, integer) FROM PUBLIC, advisor_noread});
 unlink($node->data_dir . '/pg_hba.conf');
 $node->append_conf('pg_hba.conf', qq{
 local all advisor_pw scram-sha-256
@@ -53,7 +54,7 @@ my $pwconn = $node->connstr('app') . ' user=advisor_pw';
 # A query that fails says which one, with the server's message and the query.
 command_checks_all(valgrind_advisor($node->connstr('app') . ' user=advisor_noread'),
 	2, [qr/^$/],
-	[ qr/^sfcache-advisor: error: could not read sfcache\.index_advice: ERROR:  permission denied for view index_advice$/m,
+	[ qr/^sfcache-advisor: error: could not read sfcache\.index_advice_search\(\): ERROR:  permission denied for function index_advice_search$/m,
 	  qr/^sfcache-advisor: detail: Query was: SELECT a\.schemaname, a\.tablename/m ],
 	'a failed query: exit 2, the message names the view and shows the query (valgrind)');
 
