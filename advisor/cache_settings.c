@@ -30,6 +30,11 @@
  *		comment says so. Otherwise sfcache.exclude(), reversed by
  *		sfcache.include().
  *
+ *		Quals count only when one of their statements is one the result
+ *		cache saw (sfcache.statements): reads, not a writer's own UPDATE
+ *		... WHERE id = $1; when the cache saw no statement (off, or no
+ *		counters visible) every recorded qual counts.
+ *
  *		A partition's writes and quals count for its partition root, the
  *		table recommended. Tables of the sfcache and system schemas are
  *		left out. A column is
@@ -88,7 +93,9 @@
 "  FROM sfcache.advice_quals q\n" \
 "  JOIN pg_catalog.pg_namespace n ON n.nspname = q.schemaname\n" \
 "  JOIN pg_catalog.pg_class c ON c.relnamespace = n.oid AND c.relname = q.tablename\n" \
-"  JOIN t ON t.relid = COALESCE(pg_catalog.pg_partition_root(c.oid), c.oid)),\n" \
+"  JOIN t ON t.relid = COALESCE(pg_catalog.pg_partition_root(c.oid), c.oid)\n" \
+"  WHERE EXISTS (SELECT FROM sfcache.statements st WHERE st.queryid = ANY (q.queryids))\n" \
+"    OR NOT EXISTS (SELECT FROM sfcache.statements)),\n" \
 "eq AS (\n" \
 "  SELECT q.relid, a.attname, q.calls, q.queryids\n" \
 "  FROM q\n" \

@@ -42,6 +42,9 @@ CREATE TABLE quiet (id serial PRIMARY KEY, user_id int NOT NULL);
 CREATE TABLE ev (id int NOT NULL, user_id int NOT NULL) PARTITION BY RANGE (id);
 CREATE TABLE ev_1 PARTITION OF ev FOR VALUES FROM (0) TO (1000);
 CREATE TABLE ev_2 PARTITION OF ev FOR VALUES FROM (1000) TO (2000);
+-- written with a varying "=" of its own (no index: the qual is recorded),
+-- never read: neither tracked nor excluded
+CREATE TABLE outbox (msg int NOT NULL, tries int NOT NULL);
 SELECT sfcache.track('tracked', 'user_id');
 });
 
@@ -62,6 +65,8 @@ SELECT count(*) FROM "My Schema"."Odd ""Table""" WHERE "User Id" = $u;
 SELECT count(*) FROM "My Schema"."Odd ""Table""" WHERE "it's" = $c;
 INSERT INTO ev VALUES ($i * 60, $u);
 SELECT count(*) FROM ev WHERE user_id = $u;
+INSERT INTO outbox VALUES ($i, 0);
+UPDATE outbox SET tries = tries + 1 WHERE msg = $i;
 };
 	$sql .= "SELECT count(*) FROM notif WHERE kind = $i % 4;\n" if $i <= 10;
 }
@@ -95,7 +100,7 @@ is_deeply(\@stmts, [
 	q{SELECT sfcache.exclude('"public"."ledger"'::regclass);},
 	q{SELECT sfcache.track('"public"."notif"'::regclass, 'course_id');},
 	q{SELECT sfcache.track('"public"."notif"'::regclass, 'user_id');},
-], 'track the two best varying "=" columns (a partitioned table: its root), exclude unread or untrackable tables, quoted; nothing for tracked, popular, quiet, status, kind');
+], 'track the two best varying "=" columns (a partitioned table: its root), exclude unread or untrackable tables, quoted; nothing for tracked, popular, quiet, status, kind, nor for outbox (only its own UPDATE filters it)');
 like($stdout, qr/^-- track public\.notif\.user_id: the table is written [\d.]+ times a minute \(30 writes\); statements compare the column with = to varying values\n-- statements: 1, 30 calls \(sampled\)\n-- {3}query id -?\d+ \(result cache: \d+ calls, \d+ hits\): SELECT count\(\*\) FROM notif WHERE user_id = \d AND status = 'unread'\nSELECT/m,
 	'track evidence: writes, rate, statements, calls and text');
 like($stdout, qr/^-- exclude public\.feed: the table is written [\d.]+ times a minute \(600 writes\) and no statement compares a column that can be tracked with = to varying values\n-- statements: 1, 600 calls \(sampled\)\n-- {3}query id -?\d+ \(result cache: \d+ calls, 0 hits\): SELECT count\(\*\) FROM feed WHERE at > 0\n-- result cache: [1-9]\d* results stored, 0 hits: cached results die before they are read\nSELECT/m,
