@@ -225,6 +225,35 @@ INSERT INTO parent VALUES (3);
 SELECT count(*) FROM parent_log WHERE parent_id = 3;
 DROP TABLE child, parent, parent_log;
 
+-- More writers: a deferred constraint trigger writing at COMMIT, a
+-- SECURITY DEFINER function; and a tracked column of a domain type, read
+-- with a constant of its base type.
+CREATE DOMAIN owner_id AS int CHECK (VALUE >= 0);
+CREATE TABLE inbox (id int, owner owner_id);
+CREATE TABLE outbox (id int, owner int);
+CREATE FUNCTION deliver() RETURNS trigger LANGUAGE plpgsql AS
+	'BEGIN INSERT INTO inbox VALUES (NEW.id, NEW.owner); RETURN NULL; END';
+CREATE CONSTRAINT TRIGGER deliver AFTER INSERT ON outbox
+	DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION deliver();
+CREATE FUNCTION deliver_as_owner(int, int) RETURNS void LANGUAGE sql SECURITY DEFINER
+	AS 'INSERT INTO inbox VALUES ($1, $2)';
+INSERT INTO inbox VALUES (1, 5), (2, 7);
+SELECT sfcache.track('inbox', 'owner');
+SELECT count(*) FROM inbox WHERE owner = 5;
+SELECT count(*) FROM inbox WHERE owner = 7;
+BEGIN;
+INSERT INTO outbox VALUES (3, 5);
+COMMIT;
+:o SELECT count(*) FROM inbox WHERE owner = 7;
+:o SELECT count(*) FROM inbox WHERE owner = 5;
+SELECT count(*) FROM inbox WHERE owner = 5;
+SELECT deliver_as_owner(4, 7);
+:o SELECT count(*) FROM inbox WHERE owner = 5;
+SELECT count(*) FROM inbox WHERE owner = 7;
+DROP TABLE inbox, outbox;
+DROP FUNCTION deliver(), deliver_as_owner(int, int);
+DROP DOMAIN owner_id;
+
 -- Plain inheritance: a child's captured rows name no tag of its parent (only
 -- partitioned ancestors), so writes through or below a tracked parent drop
 -- every result over the parent; results over a tracked child alone survive.
