@@ -231,12 +231,11 @@ extern void CacheCheckFunctionsExecutable(List *funcids);
 
 typedef struct CounterSet
 {
-	uint32	   *slots;			/* in TopMemoryContext; PG_UINT32_MAX: empty */
-	int			capacity;		/* a power of 2, or 0 */
-	int			count;
+	struct counterset_hash *table;	/* NULL while empty */
 } CounterSet;
 
 extern bool CounterSetAdd(CounterSet *set, uint32 counter);
+extern int	CounterSetCount(const CounterSet *set);
 extern bool CounterSetNext(const CounterSet *set, int *pos, uint32 *counter);
 extern void CounterSetReset(CounterSet *set);
 

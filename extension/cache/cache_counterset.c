@@ -2,10 +2,12 @@
  *
  * cache_counterset.c
  *		A set of counter numbers (cache_inval.c's relation and tag
- *		counters a transaction bumps at commit): open addressing in one
- *		array, so adding, testing and walking cost what the set holds, not
- *		the largest number in it (a Bitmapset over the 98304 counters
- *		would zero and walk kilobytes per transaction).
+ *		counters a transaction bumps at commit), in PostgreSQL's simplehash:
+ *		adding, testing and walking cost what the set holds, not the
+ *		largest number in it (a Bitmapset over the 98304 counters would
+ *		zero and walk kilobytes per transaction). Lives in
+ *		TopMemoryContext from the first counter to the end of the
+ *		transaction.
  *
  *-------------------------------------------------------------------------
  */
@@ -16,53 +18,55 @@
 
 #include "cache/cache.h"
 
-#define EMPTY_SLOT PG_UINT32_MAX
-
-static void
-grow(CounterSet *set)
+typedef struct CounterEntry
 {
-	uint32	   *old = set->slots;
-	int			oldcap = set->capacity;
+	uint32		counter;
+	char		status;			/* simplehash's */
+} CounterEntry;
 
-	set->capacity = oldcap == 0 ? 64 : oldcap * 2;
-	set->slots = MemoryContextAlloc(TopMemoryContext, set->capacity * sizeof(uint32));
-	memset(set->slots, 0xff, set->capacity * sizeof(uint32));
-	set->count = 0;
-	for (int i = 0; i < oldcap; i++)
-		if (old[i] != EMPTY_SLOT)
-			CounterSetAdd(set, old[i]);
-	if (old)
-		pfree(old);
-}
+#define SH_PREFIX counterset
+#define SH_ELEMENT_TYPE CounterEntry
+#define SH_KEY_TYPE uint32
+#define SH_KEY counter
+#define SH_HASH_KEY(tb, key) murmurhash32(key)
+#define SH_EQUAL(tb, a, b) ((a) == (b))
+#define SH_SCOPE static inline
+#define SH_DECLARE
+#define SH_DEFINE
+#include "lib/simplehash.h"
 
 /* Add counter; true if it was not in the set. */
 bool
 CounterSetAdd(CounterSet *set, uint32 counter)
 {
-	uint32		mask;
-	uint32		i;
+	bool		found;
 
-	Assert(counter != EMPTY_SLOT);
-	if (set->count * 2 >= set->capacity)
-		grow(set);
-	mask = set->capacity - 1;
-	for (i = murmurhash32(counter) & mask; set->slots[i] != EMPTY_SLOT; i = (i + 1) & mask)
-		if (set->slots[i] == counter)
-			return false;
-	set->slots[i] = counter;
-	set->count++;
-	return true;
+	if (set->table == NULL)
+		set->table = counterset_create(TopMemoryContext, 64, NULL);
+	counterset_insert(set->table, counter, &found);
+	return !found;
 }
 
-/* The next counter after position *pos, or false at the end. */
+/* How many counters the set holds. */
+int
+CounterSetCount(const CounterSet *set)
+{
+	return set->table ? (int) set->table->members : 0;
+}
+
+/* The next counter after position *pos (start at -1), or false at the end. */
 bool
 CounterSetNext(const CounterSet *set, int *pos, uint32 *counter)
 {
-	while (++(*pos) < set->capacity)
+	if (set->table == NULL)
+		return false;
+	while ((uint64) ++(*pos) < set->table->size)
 	{
-		if (set->slots[*pos] != EMPTY_SLOT)
+		const CounterEntry *entry = &set->table->data[*pos];
+
+		if (entry->status == counterset_SH_IN_USE)
 		{
-			*counter = set->slots[*pos];
+			*counter = entry->counter;
 			return true;
 		}
 	}
@@ -72,9 +76,7 @@ CounterSetNext(const CounterSet *set, int *pos, uint32 *counter)
 void
 CounterSetReset(CounterSet *set)
 {
-	if (set->slots)
-		pfree(set->slots);
-	set->slots = NULL;
-	set->capacity = 0;
-	set->count = 0;
+	if (set->table)
+		counterset_destroy(set->table);
+	set->table = NULL;
 }

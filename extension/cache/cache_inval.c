@@ -127,7 +127,7 @@ static InvalShared *inval = NULL;
 static List *written_relids = NIL;
 static List *whole_relids = NIL;
 static List *captured = NIL;
-static CounterSet written_counters = {NULL, 0, 0};
+static CounterSet written_counters = {NULL};
 static int	written_tags = 0;
 static bool tags_overflowed = false;
 static bool written_global = false;
@@ -791,7 +791,7 @@ CacheXactEvent(XactEvent event)
 			CacheInheritanceXactBump(false);
 			if (IsLogicalWorker())
 				note_write_global();
-			if (written_counters.count > 0 || written_global)
+			if (CounterSetCount(&written_counters) > 0 || written_global)
 			{
 				announce_commit(CACHE_COMMIT_BEGIN);
 				bump_before_commit();
