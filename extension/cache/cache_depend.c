@@ -448,20 +448,16 @@ in_scope(const ScopedQual *sq, Index varno)
 }
 
 /*
- * One query level: the restrictions its quals (and those pushed from the
- * level above, which filter all of its rows) put on its entries, spread
- * through equivalences; then each relation's dependency, and the levels
- * below.
+ * The restrictions a query level's quals (and those pushed from the level
+ * above, which filter all of its rows) put on its entries, and the
+ * column = column equivalences (list(varno, attno, varno, attno)).
  */
 static void
-analyze_level(DependContext *ctx, Query *query, List *pushed)
+level_restrictions(Query *query, List *pushed, List **restrictions, List **classes)
 {
 	List	   *quals = NIL;
-	List	   *restrictions = NIL;
-	List	   *classes = NIL;	/* of list(Integer varno, Integer attno, ...) */
 	Bitmapset  *all = rels_under((Node *) query->jointree);
 	ListCell   *lc;
-	Index		rti;
 
 	collect_quals((Node *) query->jointree, &quals);
 	foreach(lc, pushed)
@@ -469,7 +465,7 @@ analyze_level(DependContext *ctx, Query *query, List *pushed)
 		Restriction *r = lfirst(lc);
 
 		if (bms_is_member((int) r->varno, all))
-			restrictions = lappend(restrictions, r);
+			*restrictions = lappend(*restrictions, r);
 	}
 	foreach(lc, quals)
 	{
@@ -481,17 +477,38 @@ analyze_level(DependContext *ctx, Query *query, List *pushed)
 					a2;
 
 		if (r != NULL && in_scope(sq, r->varno))
-			restrictions = lappend(restrictions, r);
+			*restrictions = lappend(*restrictions, r);
 		else if (sq->equivalence &&
 				 as_equivalence(query, sq->qual, &v1, &a1, &v2, &a2) &&
 				 in_scope(sq, v1) && in_scope(sq, v2))
-			classes = lappend(classes, list_make4_int(v1, a1, v2, a2));
+			*classes = lappend(*classes, list_make4_int(v1, a1, v2, a2));
 	}
+}
 
-	/* values spread through column = column, until nothing changes */
+/* Is there a restriction of (varno, attno) to the values of r already? */
+static bool
+restriction_known(List *restrictions, Index varno, AttrNumber attno, const Restriction *r)
+{
+	ListCell   *lc;
+
+	foreach(lc, restrictions)
+	{
+		Restriction *x = lfirst(lc);
+
+		if (x->varno == varno && x->attno == attno && x->opno == r->opno &&
+			equal(x->values, r->values))
+			return true;
+	}
+	return false;
+}
+
+/* Values spread through column = column, until nothing changes. */
+static List *
+spread_through_equivalences(List *restrictions, List *classes)
+{
 	for (bool changed = true; changed;)
 	{
-		ListCell   *lr;
+		ListCell   *lc;
 
 		changed = false;
 		foreach(lc, classes)
@@ -504,91 +521,104 @@ analyze_level(DependContext *ctx, Query *query, List *pushed)
 				AttrNumber	from_a = list_nth_int(eq, side * 2 + 1);
 				Index		to_v = list_nth_int(eq, (1 - side) * 2);
 				AttrNumber	to_a = list_nth_int(eq, (1 - side) * 2 + 1);
+				ListCell   *lr;
 
 				foreach(lr, restrictions)
 				{
 					Restriction *r = lfirst(lr);
-					ListCell   *lx;
-					bool		known = false;
+					Restriction *n;
 
-					if (r->varno != from_v || r->attno != from_a)
+					if (r->varno != from_v || r->attno != from_a ||
+						restriction_known(restrictions, to_v, to_a, r))
 						continue;
-					foreach(lx, restrictions)
-					{
-						Restriction *x = lfirst(lx);
-
-						if (x->varno == to_v && x->attno == to_a && x->opno == r->opno &&
-							equal(x->values, r->values))
-							known = true;
-					}
-					if (!known)
-					{
-						Restriction *n = palloc(sizeof(Restriction));
-
-						*n = *r;
-						n->varno = to_v;
-						n->attno = to_a;
-						restrictions = lappend(restrictions, n);
-						changed = true;
-					}
+					n = palloc(sizeof(Restriction));
+					*n = *r;
+					n->varno = to_v;
+					n->attno = to_a;
+					restrictions = lappend(restrictions, n);
+					changed = true;
 				}
 			}
 		}
 	}
+	return restrictions;
+}
 
-	rti = 0;
+/*
+ * One occurrence of a relation (entry rti of the level): the tags of its
+ * tracked column with the fewest values among those restricted, or whole.
+ */
+static void
+relation_occurrence(DependContext *ctx, Query *query, RangeTblEntry *rte, Index rti,
+					List *restrictions)
+{
+	RelationDeps *deps = relation_deps(ctx, rte->relid);
+	List	   *tracked = CacheTrackedColumnsOf(rte->relid);
+	List	   *best = NIL;
+	List	   *own = list_copy(restrictions);
+	ListCell   *lr;
+	ListCell   *ls;
+
+	/* row security quals filter their own relation */
+	foreach(ls, rte->securityQuals)
+	{
+		ListCell   *lq;
+
+		foreach(lq, make_ands_implicit((Expr *) lfirst(ls)))
+		{
+			Restriction *r = as_restriction(query, lfirst(lq));
+
+			if (r != NULL && r->varno == rti)
+				own = lappend(own, r);
+		}
+	}
+	foreach(lr, own)
+	{
+		Restriction *r = lfirst(lr);
+		List	   *tags;
+		char	   *attname;
+
+		if (r->varno != rti || tracked == NIL)
+			continue;
+		attname = get_attname(rte->relid, r->attno, true);
+		if (attname == NULL || !CacheColumnIsTracked(tracked, attname))
+			continue;
+		tags = restriction_tags(query, r);
+		if (tags != NIL && (best == NIL || list_length(tags) < list_length(best)))
+			best = tags;
+	}
+	if (best == NIL)
+		deps->whole = true;
+	else
+		deps->tags = list_concat(deps->tags, best);
+}
+
+/*
+ * One query level: its restrictions, spread through equivalences; then each
+ * relation's dependency, and the levels below (subqueries in FROM with the
+ * restrictions on their columns pushed in, sublinks and CTEs on their own).
+ */
+static void
+analyze_level(DependContext *ctx, Query *query, List *pushed)
+{
+	List	   *restrictions = NIL;
+	List	   *classes = NIL;
+	ListCell   *lc;
+	Index		rti = 0;
+
+	level_restrictions(query, pushed, &restrictions, &classes);
+	restrictions = spread_through_equivalences(restrictions, classes);
 	foreach(lc, query->rtable)
 	{
 		RangeTblEntry *rte = lfirst(lc);
 
 		rti++;
 		if (rte->rtekind == RTE_RELATION)
-		{
-			RelationDeps *deps = relation_deps(ctx, rte->relid);
-			List	   *tracked = CacheTrackedColumnsOf(rte->relid);
-			List	   *best = NIL;
-			List	   *own = list_copy(restrictions);
-			ListCell   *lr;
-			ListCell   *ls;
-
-			/* row security quals filter their own relation */
-			foreach(ls, rte->securityQuals)
-			{
-				ListCell   *lq;
-
-				foreach(lq, make_ands_implicit((Expr *) lfirst(ls)))
-				{
-					Restriction *r = as_restriction(query, lfirst(lq));
-
-					if (r != NULL && r->varno == rti)
-						own = lappend(own, r);
-				}
-			}
-			foreach(lr, own)
-			{
-				Restriction *r = lfirst(lr);
-				List	   *tags;
-				char	   *attname;
-
-				if (r->varno != rti || tracked == NIL)
-					continue;
-				attname = get_attname(rte->relid, r->attno, true);
-				if (attname == NULL || !CacheColumnIsTracked(tracked, attname))
-					continue;
-				tags = restriction_tags(query, r);
-				if (tags != NIL && (best == NIL || list_length(tags) < list_length(best)))
-					best = tags;
-			}
-			if (best == NIL)
-				deps->whole = true;
-			else
-				deps->tags = list_concat(deps->tags, best);
-		}
+			relation_occurrence(ctx, query, rte, rti, restrictions);
 		else if (rte->rtekind == RTE_SUBQUERY)
 			analyze_level(ctx, rte->subquery,
 						  push_into_subquery(rte->subquery, restrictions, rti));
 	}
-
 	query_tree_walker(query, nested_query_walker, (void *) ctx,
 					  QTW_IGNORE_RT_SUBQUERIES);
 }

@@ -459,13 +459,86 @@ find_captured(Oid relid)
  * capture and its commit. Trigger DDL within this transaction counts as a
  * write of the whole relation (CacheObjectAccess).
  */
+/*
+ * The tables a write of relid can put rows in (relid and its descendants)
+ * and the tracked columns of each holding rows; false if one of those is
+ * not captured.
+ */
+static bool
+capture_targets(Oid relid, List **targets, List **target_columns)
+{
+	ListCell   *lc;
+
+	*targets = list_make1_oid(relid);
+	*target_columns = NIL;
+	if (has_subclass(relid))
+		*targets = list_concat_unique_oid(*targets, find_all_inheritors(relid, NoLock, NULL));
+	foreach(lc, *targets)
+	{
+		Oid			t = lfirst_oid(lc);
+		List	   *cols;
+
+		if (get_rel_relkind(t) == RELKIND_PARTITIONED_TABLE)
+			continue;			/* holds no rows */
+		cols = get_rel_relkind(t) == RELKIND_RELATION ? CacheTrackedColumnsOf(t) : NIL;
+		if (cols == NIL)
+			return false;
+		*target_columns = lappend(*target_columns, cols);
+	}
+	return true;
+}
+
+/*
+ * Does a captured write to targets count for the whole of x, one of them or
+ * an ancestor? A partitioned table does unless every target tracks its
+ * columns; a plain inheritance parent always does (the capture of a
+ * child's rows names only partitioned ancestors), and so do a view or a
+ * foreign table.
+ */
+static bool
+captured_write_is_whole(Oid x, List *targets, List *target_columns)
+{
+	char		relkind = get_rel_relkind(x);
+
+	if (relkind == RELKIND_PARTITIONED_TABLE)
+	{
+		List	   *need = CacheTrackedColumnsOf(x);
+		ListCell   *lt;
+
+		foreach(lt, target_columns)
+		{
+			if (!columns_cover(lfirst(lt), need))
+				return true;
+		}
+		return false;
+	}
+	return relkind != RELKIND_RELATION || !list_member_oid(targets, x) || has_subclass(x);
+}
+
+/* Remember a target whose rows the capture trigger will report. */
+static void
+remember_captured(Oid t)
+{
+	List	   *with_ancestors = list_make1_oid(t);
+	MemoryContext oldcxt;
+	CapturedRelation *c;
+
+	/* get_partition_ancestors() scans pg_inherits even for a non-partition */
+	if (get_rel_relispartition(t))
+		with_ancestors = list_concat(with_ancestors, get_partition_ancestors(t));
+	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
+	c = palloc(sizeof(CapturedRelation));
+	c->relid = t;
+	c->with_ancestors = list_copy(with_ancestors);
+	captured = lappend(captured, c);
+	MemoryContextSwitchTo(oldcxt);
+}
+
 static void
 note_row_write(Oid relid)
 {
 	List	   *targets;
-	List	   *affected;
-	List	   *target_columns = NIL;
-	bool		all_captured = true;
+	List	   *target_columns;
 	ListCell   *lc;
 
 	if (!OidIsValid(relid) || list_member_oid(whole_relids, relid) ||
@@ -476,58 +549,20 @@ note_row_write(Oid relid)
 	 * An untracked table is written whole without looking further: only a
 	 * tracked hierarchy pays for locking and reading its members.
 	 */
-	if (CacheTrackedColumnsOf(relid) == NIL)
-	{
-		note_write(relid);
-		return;
-	}
-	targets = list_make1_oid(relid);
-	if (has_subclass(relid))
-		targets = list_concat_unique_oid(targets, find_all_inheritors(relid, NoLock, NULL));
-	foreach(lc, targets)
-	{
-		Oid			t = lfirst_oid(lc);
-		List	   *cols;
-
-		if (get_rel_relkind(t) == RELKIND_PARTITIONED_TABLE)
-			continue;			/* holds no rows */
-		cols = get_rel_relkind(t) == RELKIND_RELATION ? CacheTrackedColumnsOf(t) : NIL;
-		if (cols == NIL)
-			all_captured = false;
-		target_columns = lappend(target_columns, cols);
-	}
-	if (!all_captured)
+	if (CacheTrackedColumnsOf(relid) == NIL ||
+		!capture_targets(relid, &targets, &target_columns))
 	{
 		note_write(relid);
 		return;
 	}
 
-	affected = list_concat_unique_oid(list_copy(targets), CacheRelationAncestors(relid));
-	foreach(lc, affected)
+	foreach(lc, list_concat_unique_oid(list_copy(targets), CacheRelationAncestors(relid)))
 	{
 		Oid			x = lfirst_oid(lc);
-		char		relkind = get_rel_relkind(x);
-		bool		whole = false;
 
 		note_written_relation(x);
 		note_counter(CacheAnyRowCounter(x));
-		if (relkind == RELKIND_PARTITIONED_TABLE)
-		{
-			List	   *need = CacheTrackedColumnsOf(x);
-			ListCell   *lt;
-
-			foreach(lt, target_columns)
-			{
-				if (!columns_cover(lfirst(lt), need))
-					whole = true;
-			}
-		}
-		else if (relkind != RELKIND_RELATION || !list_member_oid(targets, x) ||
-				 has_subclass(x))
-			whole = true;		/* a plain inheritance parent (the capture of
-								 * a child's rows names only partitioned
-								 * ancestors), a view, a foreign table */
-		if (whole)
+		if (captured_write_is_whole(x, targets, target_columns))
 			note_whole_relation(x);
 	}
 	foreach(lc, targets)
@@ -535,25 +570,7 @@ note_row_write(Oid relid)
 		Oid			t = lfirst_oid(lc);
 
 		if (get_rel_relkind(t) == RELKIND_RELATION && find_captured(t) == NULL)
-		{
-			List	   *with_ancestors = list_make1_oid(t);
-			MemoryContext oldcxt;
-			CapturedRelation *c;
-
-			/*
-			 * get_partition_ancestors() scans pg_inherits even for a
-			 * non-partition
-			 */
-			if (get_rel_relispartition(t))
-				with_ancestors = list_concat(with_ancestors, get_partition_ancestors(t));
-			oldcxt = MemoryContextSwitchTo(TopMemoryContext);
-			c = palloc(sizeof(CapturedRelation));
-
-			c->relid = t;
-			c->with_ancestors = list_copy(with_ancestors);
-			captured = lappend(captured, c);
-			MemoryContextSwitchTo(oldcxt);
-		}
+			remember_captured(t);
 	}
 }
 
