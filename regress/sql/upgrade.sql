@@ -74,7 +74,7 @@ FROM ext;
 -- 0.1, then updated.
 CREATE EXTENSION sfcache VERSION '0.1';
 SELECT extversion FROM pg_extension WHERE extname = 'sfcache';
-ALTER EXTENSION sfcache UPDATE TO '0.3';
+ALTER EXTENSION sfcache UPDATE TO '0.4';
 SELECT extversion, sfcache.version() = extversion AS library_matches_sql
 FROM pg_extension WHERE extname = 'sfcache';
 CREATE TABLE upgraded AS SELECT * FROM public.sfcache_objects;
