@@ -94,11 +94,13 @@ collect_conjuncts(Node *node, List **conjuncts, int *nclauses)
 	}
 }
 
+/* Binary-compatible relabelling and COLLATE leave the value as it is. */
 static Node *
 strip_relabel(Node *node)
 {
-	while (node != NULL && IsA(node, RelabelType))
-		node = (Node *) ((RelabelType *) node)->arg;
+	while (node != NULL && (IsA(node, RelabelType) || IsA(node, CollateExpr)))
+		node = IsA(node, RelabelType) ? (Node *) ((RelabelType *) node)->arg :
+			(Node *) ((CollateExpr *) node)->arg;
 	return node;
 }
 
@@ -453,8 +455,14 @@ CacheWindowsFind(Query *query)
 		if (c->spec == NULL || c->spec->const_index == -2)
 			continue;
 		add_filters(c->spec, c, conjuncts);
-		c->spec->value = copyObject(c->spec->value);
 		specs = lappend(specs, c->spec);
+	}
+	/* only now: filters were told from windowed conjuncts by pointer */
+	foreach(lc, specs)
+	{
+		WindowSpec *s = lfirst(lc);
+
+		s->value = copyObject(s->value);
 	}
 	return specs;
 }
