@@ -101,58 +101,58 @@ RESET plan_cache_mode;
 
 -- Through an index (with filters of the same clause: only rows of courses
 -- 3 and 22 count), as Django 3.2 writes timezone.now(): every key would
--- be new. The SQL is Django's (str(queryset.query), log_statement).
-CREATE TABLE lms_course (id serial PRIMARY KEY, title text NOT NULL);
-CREATE TABLE lms_announcement (
+-- be new. The SQL is what Django 3.2 sends (log_statement = all) for an app "dash".
+CREATE TABLE dash_course (id serial PRIMARY KEY, title text NOT NULL);
+CREATE TABLE dash_announcement (
 	id serial PRIMARY KEY,
-	course_id integer NOT NULL REFERENCES lms_course,
+	course_id integer NOT NULL REFERENCES dash_course,
 	title text NOT NULL,
 	display_time timestamptz NOT NULL,
 	end_date timestamptz NOT NULL,
 	score numeric(8, 2) NOT NULL,
 	day date NOT NULL);
-CREATE INDEX ON lms_announcement (display_time);
-CREATE INDEX ON lms_announcement (end_date);
-INSERT INTO lms_course (title) SELECT 'course ' || g FROM generate_series(1, 30) g;
-INSERT INTO lms_announcement (course_id, title, display_time, end_date, score, day)
+CREATE INDEX ON dash_announcement (display_time);
+CREATE INDEX ON dash_announcement (end_date);
+INSERT INTO dash_course (title) SELECT 'course ' || g FROM generate_series(1, 30) g;
+INSERT INTO dash_announcement (course_id, title, display_time, end_date, score, day)
 	SELECT 1 + g % 30, 'a' || g,
 		'2026-11-01 00:00+00'::timestamptz + g * interval '1 hour',
 		'2026-11-01 00:00+00'::timestamptz + g * interval '1 hour' + interval '3 days',
 		g / 10.0, '2026-11-01'::date + g / 24
 	FROM generate_series(1, 2000) g;
-ANALYZE lms_announcement;
-:o SELECT "lms_announcement"."id", "lms_announcement"."course_id", "lms_announcement"."title", "lms_announcement"."display_time", "lms_announcement"."end_date", "lms_announcement"."score", "lms_announcement"."day" FROM "lms_announcement" WHERE ("lms_announcement"."course_id" IN (3, 22) AND "lms_announcement"."display_time" <= '2026-12-01T19:31:07.123456+00:00'::timestamptz AND "lms_announcement"."end_date" >= '2026-12-01T19:31:07.123456+00:00'::timestamptz) ORDER BY "lms_announcement"."display_time" DESC LIMIT 20;
-SELECT "lms_announcement"."id", "lms_announcement"."course_id", "lms_announcement"."title", "lms_announcement"."display_time", "lms_announcement"."end_date", "lms_announcement"."score", "lms_announcement"."day" FROM "lms_announcement" WHERE ("lms_announcement"."course_id" IN (3, 22) AND "lms_announcement"."display_time" <= '2026-12-01T19:31:07.654321+00:00'::timestamptz AND "lms_announcement"."end_date" >= '2026-12-01T19:31:07.654321+00:00'::timestamptz) ORDER BY "lms_announcement"."display_time" DESC LIMIT 20;
+ANALYZE dash_announcement;
+:o SELECT "dash_announcement"."id", "dash_announcement"."course_id", "dash_announcement"."title", "dash_announcement"."display_time", "dash_announcement"."end_date", "dash_announcement"."score", "dash_announcement"."day" FROM "dash_announcement" WHERE ("dash_announcement"."course_id" IN (3, 22) AND "dash_announcement"."display_time" <= '2026-12-01T19:31:07.123456+00:00'::timestamptz AND "dash_announcement"."end_date" >= '2026-12-01T19:31:07.123456+00:00'::timestamptz) ORDER BY "dash_announcement"."display_time" DESC LIMIT 20;
+SELECT "dash_announcement"."id", "dash_announcement"."course_id", "dash_announcement"."title", "dash_announcement"."display_time", "dash_announcement"."end_date", "dash_announcement"."score", "dash_announcement"."day" FROM "dash_announcement" WHERE ("dash_announcement"."course_id" IN (3, 22) AND "dash_announcement"."display_time" <= '2026-12-01T19:31:07.654321+00:00'::timestamptz AND "dash_announcement"."end_date" >= '2026-12-01T19:31:07.654321+00:00'::timestamptz) ORDER BY "dash_announcement"."display_time" DESC LIMIT 20;
 -- another time zone (part of the key: it changes what timestamptz input
 -- means), the same instants written otherwise: inside
 SET TimeZone = 'America/New_York';
-:o SELECT "lms_announcement"."id", "lms_announcement"."course_id", "lms_announcement"."title", "lms_announcement"."display_time", "lms_announcement"."end_date", "lms_announcement"."score", "lms_announcement"."day" FROM "lms_announcement" WHERE ("lms_announcement"."course_id" IN (3, 22) AND "lms_announcement"."display_time" <= '2026-12-01 15:00:00'::timestamptz AND "lms_announcement"."end_date" >= '2026-12-01 15:00:00'::timestamptz) ORDER BY "lms_announcement"."display_time" DESC LIMIT 20;
-:o SELECT "lms_announcement"."id", "lms_announcement"."course_id", "lms_announcement"."title", "lms_announcement"."display_time", "lms_announcement"."end_date", "lms_announcement"."score", "lms_announcement"."day" FROM "lms_announcement" WHERE ("lms_announcement"."course_id" IN (3, 22) AND "lms_announcement"."display_time" <= '2026-12-01T20:59:59.999999+00:00'::timestamptz AND "lms_announcement"."end_date" >= '2026-12-01T20:59:59.999999+00:00'::timestamptz) ORDER BY "lms_announcement"."display_time" DESC LIMIT 20;
+:o SELECT "dash_announcement"."id", "dash_announcement"."course_id", "dash_announcement"."title", "dash_announcement"."display_time", "dash_announcement"."end_date", "dash_announcement"."score", "dash_announcement"."day" FROM "dash_announcement" WHERE ("dash_announcement"."course_id" IN (3, 22) AND "dash_announcement"."display_time" <= '2026-12-01 15:00:00'::timestamptz AND "dash_announcement"."end_date" >= '2026-12-01 15:00:00'::timestamptz) ORDER BY "dash_announcement"."display_time" DESC LIMIT 20;
+:o SELECT "dash_announcement"."id", "dash_announcement"."course_id", "dash_announcement"."title", "dash_announcement"."display_time", "dash_announcement"."end_date", "dash_announcement"."score", "dash_announcement"."day" FROM "dash_announcement" WHERE ("dash_announcement"."course_id" IN (3, 22) AND "dash_announcement"."display_time" <= '2026-12-01T20:59:59.999999+00:00'::timestamptz AND "dash_announcement"."end_date" >= '2026-12-01T20:59:59.999999+00:00'::timestamptz) ORDER BY "dash_announcement"."display_time" DESC LIMIT 20;
 -- 16:00 New York is 21:00 UTC, a display_time of course 22: outside
-:o SELECT "lms_announcement"."id", "lms_announcement"."course_id", "lms_announcement"."title", "lms_announcement"."display_time", "lms_announcement"."end_date", "lms_announcement"."score", "lms_announcement"."day" FROM "lms_announcement" WHERE ("lms_announcement"."course_id" IN (3, 22) AND "lms_announcement"."display_time" <= '2026-12-01 16:00:00'::timestamptz AND "lms_announcement"."end_date" >= '2026-12-01 16:00:00'::timestamptz) ORDER BY "lms_announcement"."display_time" DESC LIMIT 20;
-SELECT "lms_announcement"."id", "lms_announcement"."course_id", "lms_announcement"."title", "lms_announcement"."display_time", "lms_announcement"."end_date", "lms_announcement"."score", "lms_announcement"."day" FROM "lms_announcement" WHERE ("lms_announcement"."course_id" IN (3, 22) AND "lms_announcement"."display_time" <= '2026-12-01 16:00:00'::timestamptz AND "lms_announcement"."end_date" >= '2026-12-01 16:00:00'::timestamptz) ORDER BY "lms_announcement"."display_time" DESC LIMIT 20;
+:o SELECT "dash_announcement"."id", "dash_announcement"."course_id", "dash_announcement"."title", "dash_announcement"."display_time", "dash_announcement"."end_date", "dash_announcement"."score", "dash_announcement"."day" FROM "dash_announcement" WHERE ("dash_announcement"."course_id" IN (3, 22) AND "dash_announcement"."display_time" <= '2026-12-01 16:00:00'::timestamptz AND "dash_announcement"."end_date" >= '2026-12-01 16:00:00'::timestamptz) ORDER BY "dash_announcement"."display_time" DESC LIMIT 20;
+SELECT "dash_announcement"."id", "dash_announcement"."course_id", "dash_announcement"."title", "dash_announcement"."display_time", "dash_announcement"."end_date", "dash_announcement"."score", "dash_announcement"."day" FROM "dash_announcement" WHERE ("dash_announcement"."course_id" IN (3, 22) AND "dash_announcement"."display_time" <= '2026-12-01 16:00:00'::timestamptz AND "dash_announcement"."end_date" >= '2026-12-01 16:00:00'::timestamptz) ORDER BY "dash_announcement"."display_time" DESC LIMIT 20;
 SET TimeZone = 'UTC';
 -- numeric and date (Django: score__gt=Decimal('12.50'), day__lt=date)
-:o SELECT "lms_announcement"."id" FROM "lms_announcement" WHERE ("lms_announcement"."day" < '2026-11-02'::date AND "lms_announcement"."score" > 1.50);
-:o SELECT "lms_announcement"."id" FROM "lms_announcement" WHERE ("lms_announcement"."day" < '2026-11-01'::date AND "lms_announcement"."score" > 1.55);
-:o SELECT "lms_announcement"."id" FROM "lms_announcement" WHERE ("lms_announcement"."day" < '2026-11-02'::date AND "lms_announcement"."score" > 1.599);
-SELECT "lms_announcement"."id" FROM "lms_announcement" WHERE ("lms_announcement"."day" < '2026-11-02'::date AND "lms_announcement"."score" > 1.599);
-:o SELECT "lms_announcement"."id" FROM "lms_announcement" WHERE ("lms_announcement"."day" < '2026-11-02'::date AND "lms_announcement"."score" > 2.2);
-SELECT "lms_announcement"."id" FROM "lms_announcement" WHERE ("lms_announcement"."day" < '2026-11-02'::date AND "lms_announcement"."score" > 2.2);
+:o SELECT "dash_announcement"."id" FROM "dash_announcement" WHERE ("dash_announcement"."day" < '2026-11-02'::date AND "dash_announcement"."score" > 1.50);
+:o SELECT "dash_announcement"."id" FROM "dash_announcement" WHERE ("dash_announcement"."day" < '2026-11-01'::date AND "dash_announcement"."score" > 1.55);
+:o SELECT "dash_announcement"."id" FROM "dash_announcement" WHERE ("dash_announcement"."day" < '2026-11-02'::date AND "dash_announcement"."score" > 1.599);
+SELECT "dash_announcement"."id" FROM "dash_announcement" WHERE ("dash_announcement"."day" < '2026-11-02'::date AND "dash_announcement"."score" > 1.599);
+:o SELECT "dash_announcement"."id" FROM "dash_announcement" WHERE ("dash_announcement"."day" < '2026-11-02'::date AND "dash_announcement"."score" > 2.2);
+SELECT "dash_announcement"."id" FROM "dash_announcement" WHERE ("dash_announcement"."day" < '2026-11-02'::date AND "dash_announcement"."score" > 2.2);
 -- joins: the windowed column on either side (Django's select_related and
 -- a reverse relation)
-:o SELECT "lms_announcement"."id", "lms_course"."title" FROM "lms_announcement" INNER JOIN "lms_course" ON ("lms_announcement"."course_id" = "lms_course"."id") WHERE "lms_announcement"."display_time" <= '2026-11-01T05:31:07.123456+00:00'::timestamptz;
-:o SELECT "lms_announcement"."id", "lms_course"."title" FROM "lms_announcement" INNER JOIN "lms_course" ON ("lms_announcement"."course_id" = "lms_course"."id") WHERE "lms_announcement"."display_time" <= '2026-11-01T05:59:59.999999+00:00'::timestamptz;
-SELECT "lms_announcement"."id", "lms_course"."title" FROM "lms_announcement" INNER JOIN "lms_course" ON ("lms_announcement"."course_id" = "lms_course"."id") WHERE "lms_announcement"."display_time" <= '2026-11-01T05:59:59.999999+00:00'::timestamptz;
-:o SELECT DISTINCT "lms_course"."title" FROM "lms_course" INNER JOIN "lms_announcement" ON ("lms_course"."id" = "lms_announcement"."course_id") WHERE "lms_announcement"."end_date" >= '2026-12-24T01:31:07.123456+00:00'::timestamptz;
-:o SELECT DISTINCT "lms_course"."title" FROM "lms_course" INNER JOIN "lms_announcement" ON ("lms_course"."id" = "lms_announcement"."course_id") WHERE "lms_announcement"."end_date" >= '2026-12-24T01:00:00.000001+00:00'::timestamptz;
-SELECT DISTINCT "lms_course"."title" FROM "lms_course" INNER JOIN "lms_announcement" ON ("lms_course"."id" = "lms_announcement"."course_id") WHERE "lms_announcement"."end_date" >= '2026-12-24T01:00:00.000001+00:00'::timestamptz ORDER BY 1;
+:o SELECT "dash_announcement"."id", "dash_course"."title" FROM "dash_announcement" INNER JOIN "dash_course" ON ("dash_announcement"."course_id" = "dash_course"."id") WHERE "dash_announcement"."display_time" <= '2026-11-01T05:31:07.123456+00:00'::timestamptz;
+:o SELECT "dash_announcement"."id", "dash_course"."title" FROM "dash_announcement" INNER JOIN "dash_course" ON ("dash_announcement"."course_id" = "dash_course"."id") WHERE "dash_announcement"."display_time" <= '2026-11-01T05:59:59.999999+00:00'::timestamptz;
+SELECT "dash_announcement"."id", "dash_course"."title" FROM "dash_announcement" INNER JOIN "dash_course" ON ("dash_announcement"."course_id" = "dash_course"."id") WHERE "dash_announcement"."display_time" <= '2026-11-01T05:59:59.999999+00:00'::timestamptz;
+:o SELECT DISTINCT "dash_course"."title" FROM "dash_course" INNER JOIN "dash_announcement" ON ("dash_course"."id" = "dash_announcement"."course_id") WHERE "dash_announcement"."end_date" >= '2026-12-24T01:31:07.123456+00:00'::timestamptz;
+:o SELECT DISTINCT "dash_course"."title" FROM "dash_course" INNER JOIN "dash_announcement" ON ("dash_course"."id" = "dash_announcement"."course_id") WHERE "dash_announcement"."end_date" >= '2026-12-24T01:00:00.000001+00:00'::timestamptz;
+SELECT DISTINCT "dash_course"."title" FROM "dash_course" INNER JOIN "dash_announcement" ON ("dash_course"."id" = "dash_announcement"."course_id") WHERE "dash_announcement"."end_date" >= '2026-12-24T01:00:00.000001+00:00'::timestamptz ORDER BY 1;
 -- the nullable side of a LEFT JOIN, restricted in its ON clause
-:o SELECT c.id, count(a.id) FROM lms_course c LEFT JOIN lms_announcement a ON a.course_id = c.id AND a.display_time < '2026-11-01 03:30+00' WHERE c.id <= 5 GROUP BY c.id ORDER BY c.id;
-:o SELECT c.id, count(a.id) FROM lms_course c LEFT JOIN lms_announcement a ON a.course_id = c.id AND a.display_time < '2026-11-01 04:00+00' WHERE c.id <= 5 GROUP BY c.id ORDER BY c.id;
-SELECT c.id, count(a.id) FROM lms_course c LEFT JOIN lms_announcement a ON a.course_id = c.id AND a.display_time < '2026-11-01 04:00+00' WHERE c.id <= 5 GROUP BY c.id ORDER BY c.id;
-:o SELECT c.id, count(a.id) FROM lms_course c LEFT JOIN lms_announcement a ON a.course_id = c.id AND a.display_time < '2026-11-01 04:00:00.000001+00' WHERE c.id <= 5 GROUP BY c.id ORDER BY c.id;
-SELECT c.id, count(a.id) FROM lms_course c LEFT JOIN lms_announcement a ON a.course_id = c.id AND a.display_time < '2026-11-01 04:00:00.000001+00' WHERE c.id <= 5 GROUP BY c.id ORDER BY c.id;
+:o SELECT c.id, count(a.id) FROM dash_course c LEFT JOIN dash_announcement a ON a.course_id = c.id AND a.display_time < '2026-11-01 03:30+00' WHERE c.id <= 5 GROUP BY c.id ORDER BY c.id;
+:o SELECT c.id, count(a.id) FROM dash_course c LEFT JOIN dash_announcement a ON a.course_id = c.id AND a.display_time < '2026-11-01 04:00+00' WHERE c.id <= 5 GROUP BY c.id ORDER BY c.id;
+SELECT c.id, count(a.id) FROM dash_course c LEFT JOIN dash_announcement a ON a.course_id = c.id AND a.display_time < '2026-11-01 04:00+00' WHERE c.id <= 5 GROUP BY c.id ORDER BY c.id;
+:o SELECT c.id, count(a.id) FROM dash_course c LEFT JOIN dash_announcement a ON a.course_id = c.id AND a.display_time < '2026-11-01 04:00:00.000001+00' WHERE c.id <= 5 GROUP BY c.id ORDER BY c.id;
+SELECT c.id, count(a.id) FROM dash_course c LEFT JOIN dash_announcement a ON a.course_id = c.id AND a.display_time < '2026-11-01 04:00:00.000001+00' WHERE c.id <= 5 GROUP BY c.id ORDER BY c.id;
 
 -- timestamp without time zone
 CREATE TABLE ev (id int PRIMARY KEY, at timestamp);
@@ -181,4 +181,4 @@ FROM sfcache.statements;
 SELECT window_hits, query FROM sfcache.statements
 WHERE query LIKE 'PREPARE%' ORDER BY query;
 
-DROP TABLE w, lms_announcement, lms_course, ev, names;
+DROP TABLE w, dash_announcement, dash_course, ev, names;
