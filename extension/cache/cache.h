@@ -153,6 +153,8 @@ typedef enum SfcBypass
 								 * (cache_admit.c) */
 	SFC_BYPASS_STANDBY_BEHIND,	/* a standby not yet replayed past what the
 								 * bus told it, or the bus behind its replay */
+	SFC_BYPASS_CATALOG_LOOKUP,	/* a value computed from the catalogs
+								 * (cache_catalog.c) */
 	SFC_NUM_BYPASS
 } SfcBypass;
 
@@ -226,6 +228,10 @@ extern bool CacheFunctionIsMutable(Oid funcid);
 extern bool CacheNodeRunsMutableCode(Node *node, List **types);
 extern List *CacheFunctionsExecutedBy(Query *query);
 extern void CacheCheckFunctionsExecutable(List *funcids);
+
+/* ---- IMMUTABLE code whose result comes from the catalogs (cache_catalog.c) ---- */
+
+extern bool CacheNodeReadsCatalogs(Node *node);
 
 /* ---- a set of counter numbers (cache_counterset.c) ---- */
 
