@@ -326,8 +326,10 @@ typedef enum SfcOutcome
  * A result in backend-local memory: serialised minimal tuples and, when
  * every column has a setting-independent text form (cache_run.c), the
  * same rows as the bodies of DataRow messages with every column in text
- * (datarows, cache_replay.c). want_datarows is the reader's: copy only the
- * DataRows when there are any.
+ * (datarows, cache_replay.c). want_datarows and want_both are the
+ * reader's: copy only the DataRows when there are any, unless want_both
+ * (a portal that may be fetched again, with another receiver) asks for the
+ * tuples too.
  */
 typedef struct CachedResult
 {
@@ -336,6 +338,7 @@ typedef struct CachedResult
 	char	   *datarows;		/* uint32 length + body per row; NULL: none */
 	Size		datarows_len;
 	bool		want_datarows;
+	bool		want_both;
 } CachedResult;
 
 extern SfcOutcome CacheSingleflightBegin(CacheKey key, uint64 shape,
@@ -487,11 +490,14 @@ extern CaptureReceiver *CacheCaptureReceiverCreate(Size limit);
 extern bool CacheTypeHasFixedText(Oid type);
 
 /* cache_scan.c: the scan as cache_replay.c drives it */
-extern bool CacheScanStartReplay(PlanState *planstate);
+extern bool CacheScanIsCacheScan(PlanState *planstate);
+extern void CacheScanStartRun(PlanState *planstate, bool send_datarows,
+							  bool may_run_again);
 extern bool CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32 *len);
 
 /* cache_replay.c: ExecutorRun (core_hooks.c) */
-extern DestReceiver *CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction);
+extern DestReceiver *CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction,
+											 bool execute_once);
 extern void CacheRunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
 							   Snapshot snapshot, DestReceiver *dest);
 

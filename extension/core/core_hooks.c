@@ -25,7 +25,8 @@
  *		starts), cache (notes the relations the statement writes), then the
  *		executor.
  *	ExecutorRun, ExecutorFinish: core (nesting level + 1 around them);
- *		ExecutorRun also lets the cache swap the receiver (cache_replay.c).
+ *		ExecutorRun also lets the cache swap the receiver (cache_replay.c),
+ *		decided again at each run of a portal.
  *	ExecutorEnd: advice (records the sampled plan, counts writes), then the
  *		executor.
  *	ProcessUtility: whatif (a plain EXPLAIN shows the session's
@@ -198,7 +199,7 @@ sfc_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
 	PG_TRY();
 	{
 		/* cache: a cached result's rows may go out as stored DataRows */
-		queryDesc->dest = CacheReplayDestReceiver(queryDesc, direction);
+		queryDesc->dest = CacheReplayDestReceiver(queryDesc, direction, execute_once);
 		if (prev_ExecutorRun)
 			prev_ExecutorRun(queryDesc, direction, count, execute_once);
 		else
