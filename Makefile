@@ -22,6 +22,7 @@ CACHE_OBJS = \
 	extension/cache/cache_ancestors.o \
 	extension/cache/cache_cacheable.o \
 	extension/cache/cache_capture.o \
+	extension/cache/cache_catalog.o \
 	extension/cache/cache_code.o \
 	extension/cache/cache_counterset.o \
 	extension/cache/cache_depend.o \

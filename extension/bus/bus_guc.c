@@ -13,7 +13,9 @@
  * line escapes this: PostgreSQL's own "parameter ... changed to" LOG line,
  * when the postmaster reloads a changed postgresql.conf, prints the value
  * as the file spells it; sfcache.redis_password_file keeps the password
- * out of the file altogether.
+ * out of the file altogether. Its path is GUC_SUPERUSER_ONLY, as
+ * hba_file and data_directory are: SHOW and pg_settings show it only to
+ * superusers and members of pg_read_all_settings.
  *
  *-------------------------------------------------------------------------
  */
@@ -129,8 +131,8 @@ BusGucInit(void)
 	DefineCustomStringVariable("sfcache.redis_password_file",
 							   "File holding the Redis password, when sfcache.redis_url has none.",
 							   "Keeps the password out of postgresql.conf and of the server log.",
-							   &bus_redis_password_file, "", PGC_SIGHUP, 0,
-							   NULL, NULL, NULL);
+							   &bus_redis_password_file, "", PGC_SIGHUP,
+							   GUC_SUPERUSER_ONLY, NULL, NULL, NULL);
 	DefineCustomStringVariable("sfcache.node_name",
 							   "This server's name on the bus (empty: host name and port).",
 							   NULL, &bus_node_name, "", PGC_SIGHUP, 0,

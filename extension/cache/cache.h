@@ -153,6 +153,8 @@ typedef enum SfcBypass
 								 * (cache_admit.c) */
 	SFC_BYPASS_STANDBY_BEHIND,	/* a standby not yet replayed past what the
 								 * bus told it, or the bus behind its replay */
+	SFC_BYPASS_CATALOG_LOOKUP,	/* a value computed from the catalogs
+								 * (cache_catalog.c) */
 	SFC_NUM_BYPASS
 } SfcBypass;
 
@@ -293,6 +295,10 @@ extern bool CacheNodeRunsMutableCode(Node *node, List **types);
 extern List *CacheFunctionsExecutedBy(Query *query);
 extern void CacheCheckFunctionsExecutable(List *funcids);
 
+/* ---- IMMUTABLE code whose result comes from the catalogs (cache_catalog.c) ---- */
+
+extern bool CacheNodeReadsCatalogs(Node *node);
+
 /* ---- a set of counter numbers (cache_counterset.c) ---- */
 
 typedef struct CounterSet
@@ -386,8 +392,10 @@ typedef enum SfcOutcome
  * A result in backend-local memory: serialised minimal tuples and, when
  * every column has a setting-independent text form (cache_run.c), the
  * same rows as the bodies of DataRow messages with every column in text
- * (datarows, cache_replay.c). want_datarows is the reader's: copy only the
- * DataRows when there are any.
+ * (datarows, cache_replay.c). want_datarows and want_both are the
+ * reader's: copy only the DataRows when there are any, unless want_both
+ * (a portal that may be fetched again, with another receiver) asks for the
+ * tuples too.
  */
 typedef struct CachedResult
 {
@@ -396,6 +404,7 @@ typedef struct CachedResult
 	char	   *datarows;		/* uint32 length + body per row; NULL: none */
 	Size		datarows_len;
 	bool		want_datarows;
+	bool		want_both;
 } CachedResult;
 
 extern SfcOutcome CacheSingleflightBegin(CacheKey key, uint64 shape,
@@ -554,11 +563,14 @@ extern CaptureReceiver *CacheCaptureReceiverCreate(Size limit);
 extern bool CacheTypeHasFixedText(Oid type);
 
 /* cache_scan.c: the scan as cache_replay.c drives it */
-extern bool CacheScanStartReplay(PlanState *planstate);
+extern bool CacheScanIsCacheScan(PlanState *planstate);
+extern void CacheScanStartRun(PlanState *planstate, bool send_datarows,
+							  bool may_run_again);
 extern bool CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32 *len);
 
 /* cache_replay.c: ExecutorRun (core_hooks.c) */
-extern DestReceiver *CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction);
+extern DestReceiver *CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction,
+											 bool execute_once);
 extern void CacheRunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
 							   Snapshot snapshot, DestReceiver *dest);
 

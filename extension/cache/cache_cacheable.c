@@ -7,7 +7,8 @@
  *
  * Checked when the statement is planned: a plain top-level SELECT (no row
  * locks, no data-modifying CTE, no opt-out comment), all the code it can
- * run IMMUTABLE or named in sfcache.immutable_functions (cache_code.c),
+ * run IMMUTABLE or named in sfcache.immutable_functions (cache_code.c)
+ * and none of it reading the catalogs despite its label (cache_catalog.c),
  * including what views and row security policies bring in after
  * rewriting, and only permanent user tables, partitioned tables, views and
  * materialized views, none excluded, with no temporary or foreign member
@@ -198,6 +199,11 @@ cacheable_walker(Node *node, WalkContext *ctx)
 	if (is_session_dependent(node) || CacheNodeRunsMutableCode(node, &ctx->types))
 	{
 		ctx->bypass = SFC_BYPASS_NOT_IMMUTABLE;
+		return true;
+	}
+	if (CacheNodeReadsCatalogs(node))
+	{
+		ctx->bypass = SFC_BYPASS_CATALOG_LOOKUP;
 		return true;
 	}
 	return expression_tree_walker(node, cacheable_walker, ctx);

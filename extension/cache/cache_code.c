@@ -9,7 +9,8 @@
  * A query tree shows function calls as FuncExpr, OpExpr and friends, which
  * check_functions_in_node() covers. It does not show:
  *	- an aggregate's support functions (CREATE AGGREGATE records the
- *	  aggregate itself as IMMUTABLE whatever its state function is);
+ *	  aggregate itself as IMMUTABLE whatever its state function is, and
+ *	  the built-in jsonb_object_agg is IMMUTABLE with STABLE ones);
  *	- the support functions of operator families that implement an
  *	  operator (btree comparison for sorts and merge joins, hash functions
  *	  for hash joins and hashed aggregation), also for ORDER BY, GROUP BY,
@@ -19,9 +20,12 @@
  *	  field by field or element by element (records, arrays, ranges);
  *	- a domain's CHECK constraints, run by every cast to it;
  *	- a window frame's in_range support functions.
- * Built-in objects (OID below FirstNormalObjectId) are IMMUTABLE where
- * that matters, so only user-defined ones are looked up: a statement over
- * built-in types pays nothing more.
+ * Built-in operators and types (OID below FirstNormalObjectId) are
+ * IMMUTABLE where that matters, so only user-defined ones are looked up: a
+ * statement over built-in types pays nothing more. Aggregates are looked up
+ * whatever their OID (a query of pg_aggregate for every built-in one with a
+ * support function not IMMUTABLE finds jsonb_object_agg, IMMUTABLE itself,
+ * and json_agg, jsonb_agg and json_object_agg, which are STABLE).
  *
  *-------------------------------------------------------------------------
  */
@@ -99,7 +103,12 @@ function_is_mutable_cb(Oid funcid, void *context)
 	return CacheFunctionIsMutable(funcid);
 }
 
-/* The support functions of a user-defined aggregate. */
+/*
+ * The support functions of an aggregate, built-in ones too: a built-in
+ * aggregate labelled IMMUTABLE may have STABLE ones (jsonb_object_agg's
+ * transition and final functions print its arguments with their output
+ * functions, which read the catalogs for regclass and friends).
+ */
 static bool
 aggregate_is_mutable(Oid aggfnoid, List **types)
 {
@@ -107,8 +116,6 @@ aggregate_is_mutable(Oid aggfnoid, List **types)
 	Form_pg_aggregate agg;
 	bool		mutable;
 
-	if (aggfnoid < FirstNormalObjectId)
-		return false;
 	tup = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(aggfnoid));
 	if (!HeapTupleIsValid(tup))
 		return false;			/* not an aggregate */
@@ -367,7 +374,7 @@ expr_is_mutable_walker(Node *node, List **types)
 {
 	if (node == NULL)
 		return false;
-	if (CacheNodeRunsMutableCode(node, types))
+	if (CacheNodeRunsMutableCode(node, types) || CacheNodeReadsCatalogs(node))
 		return true;
 	return expression_tree_walker(node, expr_is_mutable_walker, types);
 }

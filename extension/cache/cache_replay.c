@@ -12,7 +12,9 @@
  * The executor still runs: the scan returns one all-null virtual slot per
  * row (cache_scan.c), so row counts, the command tag, and an Execute
  * message's or a FETCH's row limit are the executor's own, and a portal
- * fetched in batches resumes where the last batch stopped. Rows without a
+ * fetched in batches resumes where the last batch stopped. Whether a run
+ * replays is decided again at each ExecutorRun of a portal (the client
+ * encoding, the formats and the receiver may change between fetches). Rows without a
  * DataRow form (a column whose text depends on a setting, a result that
  * spilled, an uncached run) go to printtup as before: the receiver passes
  * every slot the scan did not mark as a DataRow on.
@@ -111,23 +113,44 @@ all_text(Portal portal, int natts)
 	return true;
 }
 
+/* Would printtup send these rows exactly as stored DataRows? */
+static bool
+replay_applies(QueryDesc *queryDesc, ScanDirection direction)
+{
+	DestReceiver *dest = queryDesc->dest;
+
+	return dest != NULL &&
+		(dest->mydest == DestRemote || dest->mydest == DestRemoteExecute) &&
+		queryDesc->operation == CMD_SELECT && ScanDirectionIsForward(direction) &&
+		queryDesc->tupDesc != NULL &&
+		pg_get_client_encoding() == GetDatabaseEncoding() &&
+		all_text(((PrinttupHead *) dest)->portal, queryDesc->tupDesc->natts);
+}
+
 /*
  * The receiver ExecutorRun is to use for this query: a replaying one for
  * a cache plan whose rows go to the client as text, else the query's own.
+ *
+ * Decided at every ExecutorRun: a portal fetched in batches (an Execute
+ * with a row limit, SQL FETCH or MOVE of a protocol-level portal, a FETCH
+ * from PL/pgSQL) may see another client encoding, other result formats or
+ * another receiver at each run. A plan that may run again (not
+ * execute_once) keeps its result's tuples beside its DataRows, so any run
+ * can go either way (cache_scan.c).
  */
 DestReceiver *
-CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction)
+CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction, bool execute_once)
 {
 	DestReceiver *dest = queryDesc->dest;
+	PlanState  *planstate = queryDesc->planstate;
 	ReplayReceiver *r;
+	bool		replay;
 
-	if (dest == NULL || (dest->mydest != DestRemote && dest->mydest != DestRemoteExecute) ||
-		queryDesc->operation != CMD_SELECT || !ScanDirectionIsForward(direction) ||
-		queryDesc->tupDesc == NULL ||
-		pg_get_client_encoding() != GetDatabaseEncoding() ||
-		!all_text(((PrinttupHead *) dest)->portal, queryDesc->tupDesc->natts))
+	if (!CacheScanIsCacheScan(planstate))
 		return dest;
-	if (!CacheScanStartReplay(queryDesc->planstate))
+	replay = replay_applies(queryDesc, direction);
+	CacheScanStartRun(planstate, replay, !execute_once);
+	if (!replay)
 		return dest;
 
 	r = palloc0(sizeof(ReplayReceiver));

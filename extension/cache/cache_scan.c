@@ -15,6 +15,11 @@
  * virtual slot that only counts the row for the executor, while the
  * receiver sends the row's DataRow (CacheScanTakeDataRow).
  *
+ * A portal may be run again with another receiver, encoding or formats
+ * (cache_replay.c decides at each ExecutorRun): when its first run is not
+ * execute_once, the scan keeps both forms of the rows and moves through
+ * them in step, so each run can take either.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -43,8 +48,10 @@ typedef struct SfcScanState
 	TupleTableSlot *replay_slot;	/* minimal-tuple slot the rows go through */
 	/* DataRow replay (cache_replay.c) */
 	bool		send_datarows;	/* this ExecutorRun's receiver sends them */
+	bool		may_run_again;	/* the first run was not execute_once */
 	char	   *datarows;		/* the rows as DataRows, or NULL */
 	Size		datarows_len;
+	Size		dpos;			/* the next row's DataRow */
 	const char *row_body;		/* the row just returned, not yet sent */
 	uint32		row_len;
 	TupleTableSlot *count_slot; /* all-null virtual slot: a row to count */
@@ -242,7 +249,8 @@ run_as_leader(SfcScanState *state, CacheKey key)
 		CacheStatsBypass(state->bypass, state->priv.query->queryId);
 	state->rows = cap->buf.data;
 	state->rows_len = cap->buf.len;
-	if (state->send_datarows && cap->spill == NULL && cap->text_rows)
+	if ((state->send_datarows || state->may_run_again) && cap->spill == NULL &&
+		cap->text_rows)
 	{
 		state->datarows = cap->datarows.data;
 		state->datarows_len = cap->datarows.len;
@@ -282,6 +290,7 @@ resolve(SfcScanState *state)
 		state->probe->keep_copy = state->css.ss.ps.state->es_instrument != 0;
 	key = CacheKeyWithParams(state->priv.key, params, windowed_params);
 	result.want_datarows = state->send_datarows;
+	result.want_both = state->may_run_again;
 	state->outcome = CacheSingleflightBegin(key, shape, &result, state->probe, &why);
 	switch (state->outcome)
 	{
@@ -322,28 +331,38 @@ next_row(ScanState *ss)
 			return ExecClearTuple(slot);
 		return slot;
 	}
-	if (state->datarows != NULL)
+	if (state->datarows != NULL && state->send_datarows)
 	{
 		uint32		len;
 
-		/* the rows were copied for a receiver that sends DataRows */
-		if (!state->send_datarows)
-			elog(ERROR, "sfcache: stored DataRows without a receiver to send them");
-		if (state->pos >= state->datarows_len)
+		if (state->dpos >= state->datarows_len)
 			return ExecClearTuple(state->count_slot);
-		memcpy(&len, state->datarows + state->pos, sizeof(len));
-		state->row_body = state->datarows + state->pos + sizeof(len);
+		memcpy(&len, state->datarows + state->dpos, sizeof(len));
+		state->row_body = state->datarows + state->dpos + sizeof(len);
 		state->row_len = len;
-		state->pos += sizeof(len) + len;
+		state->dpos += sizeof(len) + len;
+		/* the tuples, if kept, move in step */
+		if (state->rows != NULL && state->pos < state->rows_len)
+			state->pos += MAXALIGN(((MinimalTuple) (state->rows + state->pos))->t_len);
 		/* nothing reads or clears it between rows: store it once */
 		if (TTS_EMPTY(state->count_slot))
 			ExecStoreAllNullTuple(state->count_slot);
 		return state->count_slot;
 	}
+	/* only DataRows were copied, for a plan that runs once */
+	if (state->rows == NULL)
+		elog(ERROR, "sfcache: stored DataRows without a receiver to send them");
 	if (state->pos >= state->rows_len)
 		return ExecClearTuple(slot);
 	mt = (MinimalTuple) (state->rows + state->pos);
 	state->pos += MAXALIGN(mt->t_len);
+	if (state->datarows != NULL && state->dpos < state->datarows_len)
+	{
+		uint32		len;
+
+		memcpy(&len, state->datarows + state->dpos, sizeof(len));
+		state->dpos += sizeof(len) + len;
+	}
 	return ExecStoreMinimalTuple(mt, slot, false);
 }
 
@@ -374,6 +393,7 @@ rescan(CustomScanState *node)
 	SfcScanState *state = (SfcScanState *) node;
 
 	state->pos = 0;
+	state->dpos = 0;
 	if (state->spill != NULL)
 		tuplestore_rescan(state->spill);
 }
@@ -423,20 +443,27 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 }
 
-/*
- * Is this plan state a cache scan? If so, its rows go to a receiver that
- * sends DataRows for the ExecutorRun about to start (cache_replay.c).
- */
+/* Is this plan state a cache scan? */
 bool
-CacheScanStartReplay(PlanState *planstate)
+CacheScanIsCacheScan(PlanState *planstate)
+{
+	return planstate != NULL && IsA(planstate, CustomScanState) &&
+		((CustomScanState *) planstate)->methods == &sfc_scan_exec_methods;
+}
+
+/*
+ * A cache scan's ExecutorRun is about to start (cache_replay.c): whether
+ * its receiver sends DataRows this time, and, before the first row, whether
+ * the portal may be run again (then both forms of the rows are kept).
+ */
+void
+CacheScanStartRun(PlanState *planstate, bool send_datarows, bool may_run_again)
 {
 	SfcScanState *state = (SfcScanState *) planstate;
 
-	if (planstate == NULL || !IsA(planstate, CustomScanState) ||
-		state->css.methods != &sfc_scan_exec_methods)
-		return false;
-	state->send_datarows = true;
-	return true;
+	state->send_datarows = send_datarows;
+	if (!state->resolved)
+		state->may_run_again = may_run_again;
 }
 
 /* The DataRow of the row the scan returned last, once; false: none. */

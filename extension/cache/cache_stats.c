@@ -100,6 +100,7 @@ static const char *const bypass_names[SFC_NUM_BYPASS] = {
 	[SFC_BYPASS_FOREIGN_RELATION] = "foreign relation",
 	[SFC_BYPASS_NOT_ADMITTED] = "not admitted",
 	[SFC_BYPASS_STANDBY_BEHIND] = "standby behind",
+	[SFC_BYPASS_CATALOG_LOOKUP] = "catalog lookup",
 };
 
 const char *

@@ -448,7 +448,8 @@ CacheStoreEntryWindows(CacheEntry *entry, Size *len)
 
 /*
  * Copy a ready entry's rows into local memory: its DataRows when the
- * caller wants them and the entry has them, else its tuples. Caller holds
+ * caller wants them and the entry has them, and its tuples unless the
+ * DataRows were copied and the caller does not want both. Caller holds
  * its lock.
  */
 void
@@ -464,7 +465,8 @@ CacheStoreCopyResult(CacheEntry *entry, CachedResult *out)
 		out->datarows = palloc(out->datarows_len);
 		memcpy(out->datarows, header_tuples(h) + MAXALIGN(h->tuples_len),
 			   out->datarows_len);
-		return;
+		if (!out->want_both)
+			return;
 	}
 	out->len = h->tuples_len;
 	out->data = palloc(Max(out->len, 1));

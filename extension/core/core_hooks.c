@@ -13,7 +13,8 @@
  *	shmem_request, shmem_startup: the previous hook, then core_shmem.c's
  *		registry (the parts in the order they were registered).
  *	planner: cache (a client's cacheable SELECT becomes a cache plan);
- *		otherwise the previous planner.
+ *		otherwise whatif counts the planner call (hypothetical indexes are
+ *		offered to one planner call only) around the previous planner.
  *	ExplainOneQuery: cache notes the start, the previous hook (or
  *		explain.c's default) plans and shows the plan, cache appends its
  *		"sfcache: bypass" line.
@@ -25,7 +26,8 @@
  *		starts), cache (notes the relations the statement writes), then the
  *		executor.
  *	ExecutorRun, ExecutorFinish: core (nesting level + 1 around them);
- *		ExecutorRun also lets the cache swap the receiver (cache_replay.c).
+ *		ExecutorRun also lets the cache swap the receiver (cache_replay.c),
+ *		decided again at each run of a portal.
  *	ExecutorEnd: advice (records the sampled plan, counts writes), then the
  *		executor.
  *	ProcessUtility: whatif (a plain EXPLAIN shows the session's
@@ -107,9 +109,20 @@ sfc_planner(Query *parse, const char *query_string, int cursorOptions,
 
 	if (plan != NULL)
 		return plan;
-	if (prev_planner)
-		return prev_planner(parse, query_string, cursorOptions, boundParams);
-	return standard_planner(parse, query_string, cursorOptions, boundParams);
+	WhatifPlannerBegin();
+	PG_TRY();
+	{
+		if (prev_planner)
+			plan = prev_planner(parse, query_string, cursorOptions, boundParams);
+		else
+			plan = standard_planner(parse, query_string, cursorOptions, boundParams);
+	}
+	PG_FINALLY();
+	{
+		WhatifPlannerEnd();
+	}
+	PG_END_TRY();
+	return plan;
 }
 
 /* What explain.c's ExplainOneQuery does when no hook is set. */
@@ -198,7 +211,7 @@ sfc_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
 	PG_TRY();
 	{
 		/* cache: a cached result's rows may go out as stored DataRows */
-		queryDesc->dest = CacheReplayDestReceiver(queryDesc, direction);
+		queryDesc->dest = CacheReplayDestReceiver(queryDesc, direction, execute_once);
 		if (prev_ExecutorRun)
 			prev_ExecutorRun(queryDesc, direction, count, execute_once);
 		else
@@ -272,7 +285,7 @@ run_utility(const UtilityCall *c)
 typedef struct UtilityUndo
 {
 	int			nesting_level;	/* core: the level to restore */
-	bool		whatif_explain; /* whatif: a plain EXPLAIN was entered */
+	int			whatif_explain; /* whatif: WhatifUtilityBegin()'s result */
 	bool		cache_entered;	/* cache: the EXECUTE text was set... */
 	const char *execute_text;	/* ... over this one */
 	bool		commit_prepared;	/* cache: a COMMIT PREPARED in flight */
@@ -298,7 +311,7 @@ static void
 run_utility_wrapped(const UtilityCall *c)
 {
 	Node	   *stmt = c->pstmt->utilityStmt;
-	UtilityUndo u = {sfc_nesting_level, false, false, NULL, false};
+	UtilityUndo u = {sfc_nesting_level, WHATIF_NOT_EXPLAIN, false, NULL, false};
 	volatile UtilityUndo *vu = &u;
 
 	PG_TRY();

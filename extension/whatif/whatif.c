@@ -13,6 +13,15 @@
  *	- during EXPLAIN without ANALYZE (and not EXPLAIN EXECUTE, whose plan
  *	  could be kept in a plan cache), with the session's indexes made by
  *	  sfcache.hypothetical_index().
+ * And in both only to the one planner call that plans the statement itself
+ * (core_hooks.c counts planner calls in progress, WhatifPlannerBegin/End):
+ * planning runs code (constant folding of an IMMUTABLE function, the
+ * estimation of a STABLE one, an SQL function evaluated) whose own queries
+ * are planned by nested planner calls, executed at once and kept in
+ * PL/pgSQL's or SPI's plan cache; those never see a hypothetical index.
+ * When indexes are forgotten (sfcache.hypothetical_reset()), their tables'
+ * relcache entries are invalidated, so any plan that could have seen one
+ * is planned again.
  *
  *-------------------------------------------------------------------------
  */
@@ -26,6 +35,7 @@
 #include "rewrite/rewriteManip.h"
 #include "tcop/tcopprot.h"
 #include "tcop/utility.h"
+#include "utils/inval.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
@@ -35,6 +45,11 @@ static List *whatif_session = NIL;	/* WhatifIndex *, in TopMemoryContext */
 static List *whatif_active = NIL;	/* offered inside WhatifPlan() */
 static bool whatif_planning = false;
 static int	whatif_explain_depth = 0;
+
+/* Planner calls in progress, and the one the indexes are offered to. */
+static int	whatif_planner_depth = 0;
+static int	whatif_planning_level = -1; /* WhatifPlan()'s planner call */
+static int	whatif_explain_level = -1;	/* the plain EXPLAIN's */
 
 /* The planner's target list of the index columns (plancat.c's build_index_tlist). */
 static List *
@@ -148,15 +163,43 @@ whatif_index_info(PlannerInfo *root, RelOptInfo *rel, WhatifIndex *windex)
 	return info;
 }
 
-/* The hypothetical indexes the planner may see right now. */
+/* The hypothetical indexes of the statement being planned or explained. */
 static List *
-whatif_offered(void)
+whatif_current(void)
 {
 	if (whatif_planning)
 		return whatif_active;
 	if (whatif_explain_depth > 0)
 		return whatif_session;
 	return NIL;
+}
+
+/*
+ * The hypothetical indexes the planner may see right now: only in the
+ * planner call of that statement itself, never in one nested in it.
+ */
+static List *
+whatif_offered(void)
+{
+	if (whatif_planning)
+		return whatif_planner_depth == whatif_planning_level ? whatif_active : NIL;
+	if (whatif_explain_depth > 0)
+		return whatif_planner_depth == whatif_explain_level ? whatif_session : NIL;
+	return NIL;
+}
+
+/* planner (core_hooks.c): a planner call starts... */
+void
+WhatifPlannerBegin(void)
+{
+	whatif_planner_depth++;
+}
+
+/* ... and ends, whether it succeeded or failed. */
+void
+WhatifPlannerEnd(void)
+{
+	whatif_planner_depth--;
 }
 
 /* get_relation_info (core_hooks.c), after the previous hook. */
@@ -196,22 +239,31 @@ whatif_find(List *indexes, Oid indexid)
 const char *
 WhatifExplainIndexName(Oid indexid)
 {
-	WhatifIndex *windex = whatif_find(whatif_offered(), indexid);
+	WhatifIndex *windex = whatif_find(whatif_current(), indexid);
 
 	return windex != NULL ? windex->name : NULL;
 }
 
-/* Is this EXPLAIN without ANALYZE, of something else than EXECUTE? */
+/*
+ * Is this EXPLAIN without ANALYZE, of something else than EXECUTE? (The
+ * explained statement is analysed by now: an EXECUTE is a utility Query.
+ * EXPLAIN EXECUTE plans the prepared statement through its plan cache,
+ * which would keep a generic plan that saw a hypothetical index.)
+ */
 static bool
 whatif_is_plain_explain(Node *stmt)
 {
 	ExplainStmt *explain;
+	Node	   *query;
 	ListCell   *lc;
 
 	if (stmt == NULL || !IsA(stmt, ExplainStmt))
 		return false;
 	explain = (ExplainStmt *) stmt;
-	if (IsA(explain->query, ExecuteStmt))
+	query = explain->query;
+	if (query != NULL && IsA(query, Query) && ((Query *) query)->commandType == CMD_UTILITY)
+		query = ((Query *) query)->utilityStmt;
+	if (query == NULL || IsA(query, ExecuteStmt))
 		return false;
 	foreach(lc, explain->options)
 	{
@@ -225,24 +277,30 @@ whatif_is_plain_explain(Node *stmt)
 
 /*
  * ProcessUtility (core_hooks.c), before the command: while a plain EXPLAIN
- * runs, the session's hypothetical indexes are offered. Returns whether
- * this is one, for WhatifUtilityEnd().
+ * runs, the session's hypothetical indexes are offered to the planner call
+ * that plans the explained statement (one level below this one). Returns
+ * what WhatifUtilityEnd() restores: WHATIF_NOT_EXPLAIN if this is not one.
  */
-bool
+int
 WhatifUtilityBegin(Node *stmt)
 {
+	int			saved = whatif_explain_level;
+
 	if (whatif_session == NIL || !whatif_is_plain_explain(stmt))
-		return false;
+		return WHATIF_NOT_EXPLAIN;
 	whatif_explain_depth++;
-	return true;
+	whatif_explain_level = whatif_planner_depth + 1;
+	return saved;
 }
 
 /* ProcessUtility, after the command, whether it succeeded or failed. */
 void
-WhatifUtilityEnd(bool plain_explain)
+WhatifUtilityEnd(int saved)
 {
-	if (plain_explain)
-		whatif_explain_depth--;
+	if (saved == WHATIF_NOT_EXPLAIN)
+		return;
+	whatif_explain_depth--;
+	whatif_explain_level = saved;
 }
 
 /*
@@ -255,10 +313,13 @@ WhatifPlan(Query *query, const char *sql, List *indexes)
 	Query	   *copy = copyObject(query);
 	List	   *saved_active = whatif_active;
 	bool		saved_planning = whatif_planning;
+	int			saved_level = whatif_planning_level;
 	PlannedStmt *volatile plan = NULL;
 
 	whatif_active = indexes;
 	whatif_planning = true;
+	/* pg_plan_query's planner call, not the ones nested in it */
+	whatif_planning_level = whatif_planner_depth + 1;
 	PG_TRY();
 	{
 		plan = pg_plan_query(copy, sql, CURSOR_OPT_PARALLEL_OK, NULL);
@@ -267,6 +328,7 @@ WhatifPlan(Query *query, const char *sql, List *indexes)
 	{
 		whatif_active = saved_active;
 		whatif_planning = saved_planning;
+		whatif_planning_level = saved_level;
 	}
 	PG_END_TRY();
 	return plan;
@@ -292,10 +354,19 @@ WhatifSessionIndexes(void)
 	return whatif_session;
 }
 
-/* Forget the session's hypothetical indexes. */
+/*
+ * Forget the session's hypothetical indexes. A plan that saw one can only
+ * be a plain EXPLAIN's, which is not kept; still, every plan of their
+ * tables is made again (the relcache invalidation reaches the plan cache,
+ * PL/pgSQL's and SPI's plans included), so none can outlive them.
+ */
 void
 WhatifResetSession(void)
 {
+	ListCell   *lc;
+
+	foreach(lc, whatif_session)
+		CacheInvalidateRelcacheByRelid(((WhatifIndex *) lfirst(lc))->relid);
 	list_free_deep(whatif_session);
 	whatif_session = NIL;
 }

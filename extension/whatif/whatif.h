@@ -10,7 +10,9 @@
  * statement for sfcache.whatif() or for the index advice, and while a plain
  * EXPLAIN (without ANALYZE) runs in a session that created some with
  * sfcache.hypothetical_index().  It is never seen by a statement that is
- * executed.
+ * executed: only the planner call of the statement explained or costed is
+ * offered one, not the planner calls nested in it (constant folding,
+ * PL/pgSQL, SPI).
  *
  *-------------------------------------------------------------------------
  */
@@ -59,8 +61,12 @@ extern int64 WhatifSizeBytes(const WhatifIndex *windex);
 extern void WhatifGetRelationInfo(PlannerInfo *root, Oid relid, bool inhparent,
 								  RelOptInfo *rel);
 extern const char *WhatifExplainIndexName(Oid indexid);
-extern bool WhatifUtilityBegin(Node *stmt);
-extern void WhatifUtilityEnd(bool plain_explain);
+extern void WhatifPlannerBegin(void);
+extern void WhatifPlannerEnd(void);
+
+#define WHATIF_NOT_EXPLAIN (-2)
+extern int	WhatifUtilityBegin(Node *stmt);
+extern void WhatifUtilityEnd(int saved);
 
 /* whatif.c */
 extern PlannedStmt *WhatifPlan(Query *query, const char *sql, List *indexes);

@@ -131,6 +131,23 @@ EXPLAIN (COSTS OFF) SELECT id FROM public.sec_bait;
 SELECT rolsuper FROM pg_roles WHERE rolname = 'sec_attacker';
 DROP DATABASE sec_noext;
 
+-- sfcache.redis_password_file names a secret: superuser-only, as hba_file
+-- and data_directory are, so SHOW and pg_settings hide it from a plain role and show
+-- it to a member of pg_read_all_settings
+SET ROLE sec_attacker;
+SHOW sfcache.redis_password_file;
+SELECT current_setting('sfcache.redis_password_file');
+SELECT count(*) FROM pg_settings WHERE name = 'sfcache.redis_password_file';
+SHOW hba_file;
+RESET ROLE;
+GRANT pg_read_all_settings TO sec_victim;
+SET ROLE sec_victim;
+SHOW sfcache.redis_password_file;
+SELECT count(*) FROM pg_settings WHERE name = 'sfcache.redis_password_file';
+RESET ROLE;
+REVOKE pg_read_all_settings FROM sec_victim;
+SHOW sfcache.redis_password_file;
+
 DROP TABLE sec_doc, sec_victim_table;
 DROP FUNCTION public.sec_escalate(), public.sec_payload();
 DROP ROLE sec_attacker;
