@@ -61,6 +61,7 @@ typedef struct AdvisorOptions
 	const char *name;			/* --name NAME (django) */
 	int			down;
 	int			replace;
+	int			replace_owned;	/* --replace-owned: Django's indexes too */
 	int			no_cache_settings;	/* --no-cache-settings (or --no-ttl) */
 	int			apply;
 	int			quiet;
@@ -99,6 +100,10 @@ typedef struct ExistingIndex
 	int			unique;
 	int			valid;
 	int			constraint;		/* backs a constraint: never dropped */
+	char	   *constraint_name;	/* that constraint, or NULL */
+	char	   *django_app;		/* on a table of this Django app, or NULL */
+	int			fk_index;		/* named as Django names a ForeignKey's */
+	int			kept;			/* owned: never dropped by this run */
 } ExistingIndex;
 
 /* One suggested index, from sfcache.index_advice. */
@@ -252,6 +257,11 @@ extern PGresult *advisor_query(PGconn *conn, const char *what, const char *sql,
 /* consolidate.c */
 extern void consolidate(Workload *w, const AdvisorOptions *opts);
 
+/* owners.c */
+extern bool django_migrations_readable(PGconn *conn, bool *readable);
+extern bool owners_read(PGconn *conn, Workload *w);
+extern void owner_text(const ExistingIndex *e, PQExpBuffer b);
+
 /* naming.c */
 extern bool name_indexes(PGconn *conn, Workload *w);
 
@@ -259,6 +269,8 @@ extern bool name_indexes(PGconn *conn, Workload *w);
 extern bool cache_settings_fetch(PGconn *conn, const AdvisorOptions *opts, Workload *w);
 extern int	cache_settings_count(const Workload *w);
 extern void cache_setting_sql(PGconn *conn, const CacheSetting *s, int down, PQExpBuffer out);
+extern void cache_setting_guarded_sql(PGconn *conn, const CacheSetting *s, int down,
+									  PQExpBuffer out);
 extern void cache_setting_evidence(const Workload *w, const CacheSetting *s, StrList *lines);
 extern void cache_settings_free(Workload *w);
 

@@ -289,6 +289,34 @@ cache_setting_sql(PGconn *conn, const CacheSetting *s, int down, PQExpBuffer out
 	free(lit);
 }
 
+/*
+ * The statement of s that runs only where the extension is installed and
+ * does nothing elsewhere (a staging copy, a laptop): a DO block checking
+ * pg_extension, its body one string literal (no dollar quote a name could
+ * close). Django's migration runs it: a RunSQL that failed there would
+ * leave the indexes built before it unrecorded.
+ */
+void
+cache_setting_guarded_sql(PGconn *conn, const CacheSetting *s, int down, PQExpBuffer out)
+{
+	PQExpBufferData body;
+	PQExpBufferData stmt;
+	char	   *lit;
+
+	initPQExpBuffer(&stmt);
+	cache_setting_sql(conn, s, down, &stmt);
+	initPQExpBuffer(&body);
+	/* "SELECT f(...);" -> "PERFORM f(...);" */
+	appendPQExpBuffer(&body, "BEGIN IF EXISTS (SELECT FROM pg_catalog.pg_extension "
+					  "WHERE extname OPERATOR(pg_catalog.=) 'sfcache') THEN PERFORM %s "
+					  "END IF; END", stmt.data + strlen("SELECT "));
+	lit = esc_literal(conn, body.data);
+	appendPQExpBuffer(out, "DO %s;", lit);
+	free(lit);
+	termPQExpBuffer(&body);
+	termPQExpBuffer(&stmt);
+}
+
 static void
 add_line(StrList *lines, PQExpBuffer b)
 {

@@ -7,7 +7,8 @@
  *		among its own) is merged into it with its evidence; an existing plain btree index
  *		that a suggestion strictly extends is marked redundant (never a
  *		unique one or one that backs a constraint, never by a partial
- *		index); then the budget (--max-indexes, --max-size), which the
+ *		index; in --format=django never one Django's migrations created,
+ *		unless --replace-owned: owners.c); then the budget (--max-indexes, --max-size), which the
  *		extension's configuration search already respected, is checked
  *		again in the order of estimated cost saved per byte of index.
  *
@@ -279,11 +280,23 @@ spend_budget(Workload *w, const AdvisorOptions *opts)
 	}
 }
 
+/* Keep what an owner other than the DBA would still know (owners.c). */
+static void
+mark_kept(Workload *w, const AdvisorOptions *opts)
+{
+	int			i;
+
+	for (i = 0; i < w->nexisting; i++)
+		w->existing[i].kept = w->existing[i].django_app != NULL &&
+			opts->format == FORMAT_DJANGO && !opts->replace_owned;
+}
+
 void
 consolidate(Workload *w, const AdvisorOptions *opts)
 {
 	merge_prefixes(w);
 	find_redundant(w);
+	mark_kept(w, opts);
 	qsort(w->advice, w->nadvice, sizeof(Advice), priority_cmp);
 	spend_budget(w, opts);
 	w->nbudget_skipped += w->nbudget_left;

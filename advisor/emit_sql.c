@@ -6,7 +6,9 @@
  *		statements, then the cache settings section (per setting its
  *		evidence and statement). --down writes the reverse, in the
  *		reverse order. The file runs with psql as it is: every statement
- *		stands alone, outside any transaction (CREATE INDEX CONCURRENTLY).
+ *		stands alone, outside any transaction (CREATE INDEX CONCURRENTLY);
+ *		the cache settings sit inside psql's \if on pg_extension, so the
+ *		file applies, once or twice, on a database without sfcache too.
  *
  *-------------------------------------------------------------------------
  */
@@ -97,7 +99,9 @@ emit_cache_settings(FILE *out, PGconn *conn, const Workload *w, const AdvisorOpt
 	if (cache_settings_count(w) == 0)
 		return;
 	fprintf(out, "\n-- Cache settings: track the key columns of written tables, exclude tables\n"
-			"-- whose cached results die before they are read\n");
+			"-- whose cached results die before they are read; only where sfcache is installed\n"
+			"SELECT EXISTS (SELECT FROM pg_catalog.pg_extension WHERE extname OPERATOR(pg_catalog.=) 'sfcache') AS sfcache_installed \\gset\n"
+			"\\if :sfcache_installed\n");
 	initPQExpBuffer(&b);
 	for (i = 0; i < w->ncache; i++)
 	{
@@ -113,6 +117,7 @@ emit_cache_settings(FILE *out, PGconn *conn, const Workload *w, const AdvisorOpt
 		cache_setting_sql(conn, s, opts->down, &b);
 		fprintf(out, "%s\n", b.data);
 	}
+	fprintf(out, "\\endif\n");
 	termPQExpBuffer(&b);
 }
 
@@ -122,6 +127,9 @@ emit_sql(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts)
 	int			i;
 
 	emit_header(out, "-- ", w, opts);
+	fprintf(out, "-- Runs with psql, each statement alone (CREATE INDEX CONCURRENTLY). The indexes\n"
+			"-- need nothing from sfcache; the cache settings run only where the extension is\n"
+			"-- installed (psql's \\if on pg_extension). Every statement can run twice.\n");
 	if (opts->down)
 		emit_cache_settings(out, conn, w, opts);
 	for (i = 0; i < w->nadvice; i++)

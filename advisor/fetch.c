@@ -38,7 +38,9 @@ static const char *const existing_sql =
 "SELECT n.nspname, t.relname, i.relname, x.indisunique, x.indisvalid,\n"
 "  EXISTS (SELECT 1 FROM pg_catalog.pg_constraint c WHERE c.conindid = x.indexrelid),\n"
 "  CASE WHEN pg_catalog.starts_with(d.def, d.p)\n"
-"       THEN pg_catalog.substr(d.def, pg_catalog.length(d.p) + 1) END\n"
+"       THEN pg_catalog.substr(d.def, pg_catalog.length(d.p) + 1) END,\n"
+"  (SELECT c.conname FROM pg_catalog.pg_constraint c WHERE c.conindid = x.indexrelid\n"
+"   ORDER BY c.conname LIMIT 1)\n"
 "FROM pg_catalog.pg_index x\n"
 "  JOIN pg_catalog.pg_class i ON i.oid = x.indexrelid\n"
 "  JOIN pg_catalog.pg_class t ON t.oid = x.indrelid\n"
@@ -254,6 +256,8 @@ fetch_existing(PGconn *conn, Workload *w)
 		e->unique = PQgetvalue(res, i, 3)[0] == 't';
 		e->valid = PQgetvalue(res, i, 4)[0] == 't';
 		e->constraint = PQgetvalue(res, i, 5)[0] == 't';
+		if (!PQgetisnull(res, i, 7))
+			e->constraint_name = pg_strdup(PQgetvalue(res, i, 7));
 		if (!PQgetisnull(res, i, 6))
 		{
 			e->tail = pg_strdup(PQgetvalue(res, i, 6));
@@ -375,6 +379,8 @@ workload_free(Workload *w)
 		free(w->existing[i].table);
 		free(w->existing[i].name);
 		free(w->existing[i].tail);
+		free(w->existing[i].constraint_name);
+		free(w->existing[i].django_app);
 		indexdef_free(&w->existing[i].def);
 	}
 	for (i = 0; i < w->nstmts; i++)

@@ -124,8 +124,8 @@ run(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 
 	if (opts->apply && !apply_lock(conn, opts->quiet))
 		return ADVISOR_EXIT_USAGE;
-	/* cache_settings.c uses fetch.c, not the reverse: they are read here */
-	if (!fetch_workload(conn, opts, w) ||
+	/* cache_settings.c and owners.c use fetch.c, not the reverse: read here */
+	if (!fetch_workload(conn, opts, w) || !owners_read(conn, w) ||
 		(!opts->no_cache_settings && !cache_settings_fetch(conn, opts, w)) ||
 		!not_canceled())
 		return ADVISOR_EXIT_USAGE;

@@ -116,13 +116,18 @@ drop_sql(PGconn *conn, const char *schema, const char *name)
 	return s;
 }
 
-/* Whether a is the first chosen suggestion that makes existing index e redundant. */
+/*
+ * Whether a is the first chosen suggestion that makes existing index e
+ * redundant, and e is not kept for its owner.
+ */
 static int
 owns_drop(const Workload *w, const Advice *a, int e)
 {
 	int			i;
 	int			j;
 
+	if (w->existing[e].kept)
+		return 0;
 	for (i = 0; i < w->nadvice; i++)
 	{
 		const Advice *o = &w->advice[i];

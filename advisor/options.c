@@ -28,6 +28,7 @@ enum
 	OPT_NAME,
 	OPT_DOWN,
 	OPT_REPLACE,
+	OPT_REPLACE_OWNED,
 	OPT_NO_CACHE_SETTINGS,
 	OPT_APPLY
 };
@@ -58,7 +59,11 @@ usage(void)
 		   "                           (django: a directory gets NAME.py)\n"
 		   "      --down               write the reverse migration\n"
 		   "      --replace            drop the existing indexes a suggestion makes\n"
-		   "                           redundant (never those backing a constraint)\n"
+		   "                           redundant (never those backing a constraint;\n"
+		   "                           in --format=django not those Django's\n"
+		   "                           migrations created)\n"
+		   "      --replace-owned      --replace, and also drop the indexes Django's\n"
+		   "                           migrations created (change the model too)\n"
 		   "      --no-cache-settings  leave out the cache setting recommendations\n"
 		   "      --app=LABEL          django: the application label\n"
 		   "      --name=NAME          django: the migration name\n\n"
@@ -232,6 +237,9 @@ parse_output(AdvisorOptions *opts, int c, const char *arg)
 		case OPT_REPLACE:
 			opts->replace = 1;
 			return 1;
+		case OPT_REPLACE_OWNED:
+			opts->replace = opts->replace_owned = 1;
+			return 1;
 		case OPT_NO_CACHE_SETTINGS:
 			opts->no_cache_settings = 1;
 			return 1;
@@ -309,6 +317,7 @@ advisor_parse_options(int argc, char **argv, AdvisorOptions *opts)
 		{"name", required_argument, NULL, OPT_NAME},
 		{"down", no_argument, NULL, OPT_DOWN},
 		{"replace", no_argument, NULL, OPT_REPLACE},
+		{"replace-owned", no_argument, NULL, OPT_REPLACE_OWNED},
 		{"no-cache-settings", no_argument, NULL, OPT_NO_CACHE_SETTINGS},
 		/* the name before 0.3, when TTLs were recommended: hidden */
 		{"no-ttl", no_argument, NULL, OPT_NO_CACHE_SETTINGS},
@@ -364,7 +373,7 @@ advisor_options_text(const AdvisorOptions *opts)
 	if (opts->down)
 		appendPQExpBufferStr(&b, " --down");
 	if (opts->replace)
-		appendPQExpBufferStr(&b, " --replace");
+		appendPQExpBufferStr(&b, opts->replace_owned ? " --replace-owned" : " --replace");
 	if (opts->no_cache_settings)
 		appendPQExpBufferStr(&b, " --no-cache-settings");
 	if (opts->apply)

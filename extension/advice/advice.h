@@ -58,8 +58,8 @@ typedef enum AdviceKind
 	ADVICE_KIND_EQ = 'e',		/* =, IN, = ANY: btree, equality */
 	ADVICE_KIND_BOOL = 'b',		/* col, NOT col: btree equality or predicate */
 	ADVICE_KIND_NULL = 'n',		/* IS NULL: btree equality */
-	ADVICE_KIND_RANGE = 'r',	/* <, <=, >, >=: btree range */
-	ADVICE_KIND_GIN = 'g',		/* jsonb, array or other GIN operator */
+	ADVICE_KIND_RANGE = 'r',	/* <, <=, >, >=, LIKE 'x%': btree range */
+	ADVICE_KIND_GIN = 'g',		/* jsonb, array, trigram or other GIN operator */
 	ADVICE_KIND_SORT = 's'		/* ORDER BY key */
 } AdviceKind;
 
@@ -73,6 +73,9 @@ typedef struct AdviceQual
 	bool		is_const;		/* compared to a constant? */
 	uint32		const_hash;		/* hash of that constant */
 	Expr	   *clause;			/* the whole qual, key on the left */
+	const char *opclass;		/* operator class the key needs, or NULL */
+	bool		pred_only;		/* only an index predicate serves it (IS NOT
+								 * TRUE) */
 } AdviceQual;
 
 /* The shared-memory key of a recorded qual. */
@@ -228,7 +231,6 @@ extern bool AdviceUniqueServed(Oid relid, List *eq);
 /* advice_rules.c */
 extern List *AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c);
 extern void AdviceCandidateDdl(AdviceCandidate *c);
-extern bool AdviceSameKey(AdviceQual *a, AdviceQual *b);
 
 /* advice_verify.c */
 extern List *AdviceVerify(AdviceContext *ctx);
@@ -259,6 +261,9 @@ extern int	advice_max_plannings;
 
 /* advice_qual.c */
 extern bool AdviceClassifyQual(Expr *clause, Index varno, AdviceQual *out);
+extern List *AdviceClassifyOrArms(Expr *clause, Index varno);
+extern bool AdviceSameKey(AdviceQual *a, AdviceQual *b);
+extern bool AdviceBitmapAnd(Plan *plan);
 extern char *AdviceKeyText(Expr *key, Index varno, Oid relid);
 extern uint32 AdviceHashText(const char *text);
 

@@ -8,7 +8,9 @@
  *		scan qual or as a filter yields candidates: one GIN index per
  *		jsonb/array key, one btree index over its btree-indexable quals
  *		(with the index conditions of a partly served scan and the ORDER BY
- *		keys of a LIMIT over it); for the configuration search, a
+ *		keys of a LIMIT over it; a bitmap scan ANDing two indexes yields
+ *		the compound candidate of their conditions; each arm of an OR
+ *		across columns a candidate of its own); for the configuration search, a
  *		sequential scan read whole for the ORDER BY of a LIMIT yields a
  *		btree candidate on those keys.  Re-planning, rather than rebuilding from
  *		the counters, is what tells which quals go together and makes an
@@ -189,6 +191,58 @@ advice_add_gin(AdviceContext *ctx, AdviceCandidate *from, AdviceQual *q)
 	ctx->candidates = lappend(ctx->candidates, c);
 }
 
+/* Put classified qual q into the btree candidate c or a GIN candidate. */
+static void
+advice_place_qual(AdviceContext *ctx, AdviceCandidate *c, AdviceQual *q,
+				  Index varno, bool only_btree)
+{
+	if (varno != 1)
+	{
+		/*
+		 * keep everything in the varno 1 form DDL and hypothetical indexes
+		 * use
+		 */
+		q->key = copyObject(q->key);
+		q->clause = copyObject(q->clause);
+		ChangeVarNodes((Node *) q->key, varno, 1, 0);
+		ChangeVarNodes((Node *) q->clause, varno, 1, 0);
+	}
+	if (q->kind == ADVICE_KIND_GIN)
+	{
+		if (!only_btree)
+			advice_add_gin(ctx, c, q);
+	}
+	else if (q->kind == ADVICE_KIND_RANGE)
+		c->range = lappend(c->range, q);
+	else
+		c->eq = lappend(c->eq, q);
+}
+
+/*
+ * The arms of an OR across keys: each arm's quals make a candidate of
+ * their own (with c's table and evidence), GIN arms GIN candidates; the
+ * planner ORs the arms' indexes together.
+ */
+static void
+advice_place_arms(AdviceContext *ctx, AdviceCandidate *c, List *arms,
+				  Index varno, bool only_btree)
+{
+	ListCell   *lc;
+	ListCell   *lc2;
+
+	foreach(lc, arms)
+	{
+		AdviceCandidate *arm = palloc(sizeof(AdviceCandidate));
+
+		memcpy(arm, c, sizeof(AdviceCandidate));
+		arm->eq = arm->range = arm->sort = NIL;
+		foreach(lc2, (List *) lfirst(lc))
+			advice_place_qual(ctx, arm, lfirst(lc2), varno, only_btree);
+		if (arm->eq != NIL || arm->range != NIL)
+			ctx->candidates = lappend(ctx->candidates, arm);
+	}
+}
+
 /* Classify quals into the btree candidate c or into GIN candidates. */
 static void
 advice_sort_quals(AdviceContext *ctx, AdviceCandidate *c, List *quals,
@@ -200,28 +254,11 @@ advice_sort_quals(AdviceContext *ctx, AdviceCandidate *c, List *quals,
 	{
 		AdviceQual *q = palloc(sizeof(AdviceQual));
 
-		if (!AdviceClassifyQual((Expr *) lfirst(lc), varno, q))
-			continue;
-		if (varno != 1)
-		{
-			/*
-			 * keep everything in the varno 1 form DDL and hypothetical
-			 * indexes use
-			 */
-			q->key = copyObject(q->key);
-			q->clause = copyObject(q->clause);
-			ChangeVarNodes((Node *) q->key, varno, 1, 0);
-			ChangeVarNodes((Node *) q->clause, varno, 1, 0);
-		}
-		if (q->kind == ADVICE_KIND_GIN)
-		{
-			if (!only_btree)
-				advice_add_gin(ctx, c, q);
-		}
-		else if (q->kind == ADVICE_KIND_RANGE)
-			c->range = lappend(c->range, q);
+		if (AdviceClassifyQual((Expr *) lfirst(lc), varno, q))
+			advice_place_qual(ctx, c, q, varno, only_btree);
 		else
-			c->eq = lappend(c->eq, q);
+			advice_place_arms(ctx, c, AdviceClassifyOrArms((Expr *) lfirst(lc), varno),
+							  varno, only_btree);
 	}
 }
 
@@ -299,7 +336,8 @@ advice_visit_scan(Plan *plan, Plan **ancestors, int depth, void *arg)
 	if (!OidIsValid(relid))
 		return;
 	b->planned->relids = list_append_unique_oid(b->planned->relids, relid);
-	if (plan->qual == NIL && (!IsA(plan, SeqScan) || !advice_search))
+	if (plan->qual == NIL && !AdviceBitmapAnd(plan) &&
+		(!IsA(plan, SeqScan) || !advice_search))
 		return;
 	varno = ((Scan *) plan)->scanrelid;
 	c = palloc0(sizeof(AdviceCandidate));
@@ -308,7 +346,7 @@ advice_visit_scan(Plan *plan, Plan **ancestors, int depth, void *arg)
 	c->sources = list_make1(b->planned);
 	advice_needed_columns(c, b->planned->query, varno);
 	advice_sort_quals(b->ctx, c, plan->qual, varno, false);
-	if (c->eq == NIL && c->range == NIL)
+	if (c->eq == NIL && c->range == NIL && !AdviceBitmapAnd(plan))
 	{
 		/*
 		 * Nothing an index could find, but perhaps an order to read in: the

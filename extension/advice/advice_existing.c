@@ -16,10 +16,12 @@
 #include "access/table.h"
 #include "catalog/pg_am.h"
 #include "catalog/pg_index.h"
+#include "catalog/pg_opfamily.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/relcache.h"
+#include "utils/syscache.h"
 
 #include "advice/advice.h"
 
@@ -93,6 +95,27 @@ AdviceGinServed(Oid relid, AdviceQual *key, List *opnos)
 	return advice_any_index(relid, advice_gin_serves, &check);
 }
 
+/*
+ * Is key column i of the btree index under operator class opclass (by
+ * name; NULL: the type's default, i.e. any class but a pattern one)?
+ */
+static bool
+advice_opclass_is(Relation index, int i, const char *opclass)
+{
+	HeapTuple	tup = SearchSysCache1(OPFAMILYOID, ObjectIdGetDatum(index->rd_opfamily[i]));
+	bool		result;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	if (opclass == NULL)
+		result = strstr(NameStr(((Form_pg_opfamily) GETSTRUCT(tup))->opfname),
+						"_pattern_ops") == NULL;
+	else
+		result = strcmp(NameStr(((Form_pg_opfamily) GETSTRUCT(tup))->opfname), opclass) == 0;
+	ReleaseSysCache(tup);
+	return result;
+}
+
 typedef struct BtreeCheck
 {
 	List	   *keys;			/* AdviceQual * */
@@ -116,8 +139,10 @@ advice_btree_serves(Relation index, void *arg)
 	{
 		AdviceQual *q = lfirst(lc);
 
-		if (q->attnum == 0 || index->rd_index->indkey.values[i++] != q->attnum)
+		if (q->attnum == 0 || index->rd_index->indkey.values[i] != q->attnum ||
+			!advice_opclass_is(index, i, q->opclass))
 			return false;
+		i++;
 	}
 	return true;
 }

@@ -7,6 +7,16 @@
  *		GIN).  Used both on executed plans (recording) and on re-planned
  *		statements (suggestions), so that both see quals the same way.
  *
+ * The shapes ORMs write: an OR on one key (Django's Q(a) | Q(b):
+ * "scope_ids @> '[3]' OR scope_ids @> '[22]'", "status = 'a' OR status =
+ * 'b'", ranges) is one qual, served by one index through a BitmapOr; an OR
+ * across keys is a list of arms (AdviceClassifyOrArms), each needing its
+ * own index.  LIKE with a fixed prefix is a btree range under the pattern
+ * operator class (text_pattern_ops, unless the collation is C); ILIKE and
+ * LIKE without a prefix are GIN operators of pg_trgm's gin_trgm_ops.
+ * col IS TRUE / IS FALSE are booleans like col / NOT col; IS NOT TRUE and
+ * IS NOT FALSE only a partial index's predicate can serve.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -22,6 +32,9 @@
 #include "optimizer/optimizer.h"
 #include "rewrite/rewriteManip.h"
 #include "utils/datum.h"
+#include "utils/fmgroids.h"
+#include "utils/pg_locale.h"
+#include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 
@@ -134,6 +147,46 @@ advice_operator_kind(Oid opno, Oid keytype)
 	return (AdviceKind) 0;
 }
 
+/* Does the LIKE pattern start with at least one literal character? */
+static bool
+advice_like_has_prefix(Expr *value)
+{
+	Const	   *c = (Const *) advice_strip(value);
+	char	   *pattern;
+
+	if (!IsA(c, Const) || c->constisnull)
+		return false;
+	pattern = TextDatumGetCString(c->constvalue);
+	return pattern[0] != '\0' && pattern[0] != '%' && pattern[0] != '_' &&
+		pattern[0] != '\\';
+}
+
+/*
+ * key LIKE 'x%': a btree range under the pattern operator class (the
+ * planner turns the prefix into index conditions); ILIKE, or LIKE without
+ * a prefix: a trigram GIN operator (pg_trgm).  Sets out's kind and opclass.
+ */
+static bool
+advice_classify_like(Oid opno, Expr *key, Expr *value, AdviceQual *out)
+{
+	RegProcedure code = get_opcode(opno);
+	bool		bpchar = (code == F_BPCHARLIKE || code == F_BPCHARICLIKE);
+
+	if (code != F_TEXTLIKE && code != F_TEXTICLIKE && !bpchar)
+		return false;
+	if ((code == F_TEXTLIKE || code == F_BPCHARLIKE) && advice_like_has_prefix(value))
+	{
+		out->kind = ADVICE_KIND_RANGE;
+		if (!lc_collate_is_c(exprCollation((Node *) key)))
+			out->opclass = bpchar ? "bpchar_pattern_ops" :
+				"text_pattern_ops";
+		return true;
+	}
+	out->kind = ADVICE_KIND_GIN;
+	out->opclass = "gin_trgm_ops";
+	return true;
+}
+
 /* key op value, or value op key (commuted to have the key on the left). */
 static bool
 advice_classify_opexpr(OpExpr *op, Index varno, AdviceQual *out)
@@ -158,7 +211,7 @@ advice_classify_opexpr(OpExpr *op, Index varno, AdviceQual *out)
 			return false;
 	}
 	out->kind = advice_operator_kind(opno, exprType((Node *) advice_strip(left)));
-	if (out->kind == 0)
+	if (out->kind == 0 && !advice_classify_like(opno, left, right, out))
 		return false;
 	advice_set_key(out, left);
 	advice_set_value(out, right);
@@ -203,6 +256,150 @@ advice_classify_bool(Expr *arg, bool value, Index varno, AdviceQual *out)
 }
 
 /*
+ * col IS TRUE / IS FALSE: as col / NOT col; col IS NOT TRUE / IS NOT FALSE
+ * (SQLAlchemy's is_not(True)): only a predicate serves it.
+ */
+static bool
+advice_classify_booltest(BooleanTest *bt, Index varno, AdviceQual *out)
+{
+	if (bt->booltesttype == IS_UNKNOWN || bt->booltesttype == IS_NOT_UNKNOWN)
+		return false;
+	if (!advice_classify_bool(bt->arg, bt->booltesttype == IS_TRUE ||
+							  bt->booltesttype == IS_NOT_FALSE, varno, out))
+		return false;
+	if (bt->booltesttype == IS_NOT_TRUE || bt->booltesttype == IS_NOT_FALSE)
+	{
+		out->pred_only = true;
+		out->const_hash = bt->booltesttype == IS_NOT_TRUE ? 3 : 4;
+	}
+	out->clause = (Expr *) bt;
+	return true;
+}
+
+/* The arm quals of an OR, each classified alone; NIL if one is not. */
+static List *
+advice_or_singles(BoolExpr *or, Index varno)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, or->args)
+	{
+		AdviceQual *q = palloc(sizeof(AdviceQual));
+
+		if (!AdviceClassifyQual((Expr *) lfirst(lc), varno, q))
+			return NIL;
+		result = lappend(result, q);
+	}
+	return result;
+}
+
+/*
+ * The kind one index gives an OR of these arms on one key, or 0: GIN when
+ * every arm uses the same GIN operator; else a range if one arm is, an
+ * equality if one arm is, a boolean if one arm is.
+ */
+static AdviceKind
+advice_or_kind(List *arms)
+{
+	AdviceQual *first = linitial(arms);
+	bool		seen[128] = {false};
+	ListCell   *lc;
+
+	foreach(lc, arms)
+	{
+		AdviceQual *q = lfirst(lc);
+
+		if (!AdviceSameKey(q, first) || q->pred_only ||
+			((q->kind == ADVICE_KIND_GIN || first->kind == ADVICE_KIND_GIN) &&
+			 (q->kind != first->kind || q->opno != first->opno)))
+			return (AdviceKind) 0;
+		seen[(int) q->kind] = true;
+	}
+	if (first->kind == ADVICE_KIND_GIN)
+		return ADVICE_KIND_GIN;
+	if (seen[ADVICE_KIND_RANGE])
+		return ADVICE_KIND_RANGE;
+	if (seen[ADVICE_KIND_EQ])
+		return ADVICE_KIND_EQ;
+	return seen[ADVICE_KIND_BOOL] ? ADVICE_KIND_BOOL : ADVICE_KIND_NULL;
+}
+
+/*
+ * An OR whose arms all test one key: one qual, which an index on the key
+ * serves through a BitmapOr ("scope_ids @> '[3]' OR scope_ids @> '[22]'",
+ * "NOT is_pinned OR is_pinned IS NULL").  Its operator is the first arm's
+ * that has one; its constant hash combines the arms'.
+ */
+static bool
+advice_classify_or(BoolExpr *or, Index varno, AdviceQual *out)
+{
+	List	   *arms = advice_or_singles(or, varno);
+	List	   *clauses = NIL;
+	ListCell   *lc;
+	AdviceKind	kind;
+
+	if (arms == NIL || (kind = advice_or_kind(arms)) == 0)
+		return false;
+	*out = *(AdviceQual *) linitial(arms);
+	out->kind = kind;
+	out->const_hash = 0;
+	foreach(lc, arms)
+	{
+		AdviceQual *q = lfirst(lc);
+
+		if (out->opno == InvalidOid)
+			out->opno = q->opno;
+		if (q->opclass != NULL)
+			out->opclass = q->opclass;
+		out->is_const = out->is_const && q->is_const;
+		out->const_hash = hash_combine(out->const_hash, q->const_hash);
+		clauses = lappend(clauses, q->clause);
+	}
+	if (kind == ADVICE_KIND_BOOL && out->opno == InvalidOid)
+		out->opno = BooleanEqualOperator;
+	out->clause = make_orclause(clauses);
+	return true;
+}
+
+/*
+ * The arms of an OR across keys ("author_id = 5 OR editor_id = 5"), each
+ * the list of its classified conjuncts (AdviceQual *): each arm needs an
+ * index of its own, the planner combining them with a BitmapOr.  NIL when
+ * clause is no such OR, or an arm has nothing an index could find (then no
+ * set of indexes serves the OR).
+ */
+List *
+AdviceClassifyOrArms(Expr *clause, Index varno)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	clause = advice_strip(clause);
+	if (!is_orclause(clause))
+		return NIL;
+	foreach(lc, ((BoolExpr *) clause)->args)
+	{
+		Expr	   *arm = lfirst(lc);
+		List	   *conjuncts = is_andclause(arm) ? ((BoolExpr *) arm)->args : list_make1(arm);
+		List	   *quals = NIL;
+		ListCell   *lc2;
+
+		foreach(lc2, conjuncts)
+		{
+			AdviceQual *q = palloc(sizeof(AdviceQual));
+
+			if (AdviceClassifyQual((Expr *) lfirst(lc2), varno, q) && !q->pred_only)
+				quals = lappend(quals, q);
+		}
+		if (quals == NIL)
+			return NIL;
+		result = lappend(result, quals);
+	}
+	return result;
+}
+
+/*
  * Classify one qual (an element of an implicit-AND list) evaluated by a scan
  * of range table entry varno.  Returns false for anything no btree or GIN
  * index could serve.
@@ -220,6 +417,10 @@ AdviceClassifyQual(Expr *clause, Index varno, AdviceQual *out)
 		return advice_classify_bool(clause, true, varno, out);
 	if (is_notclause(clause))
 		return advice_classify_bool(get_notclausearg(clause), false, varno, out);
+	if (IsA(clause, BooleanTest))
+		return advice_classify_booltest((BooleanTest *) clause, varno, out);
+	if (is_orclause(clause))
+		return advice_classify_or((BoolExpr *) clause, varno, out);
 	if (IsA(clause, NullTest) && ((NullTest *) clause)->nulltesttype == IS_NULL &&
 		!((NullTest *) clause)->argisrow &&
 		advice_is_key((Node *) ((NullTest *) clause)->arg, varno))
@@ -231,6 +432,22 @@ AdviceClassifyQual(Expr *clause, Index varno, AdviceQual *out)
 		return true;
 	}
 	return false;
+}
+
+/* Is plan a bitmap heap scan over a BitmapAnd of two or more indexes? */
+bool
+AdviceBitmapAnd(Plan *plan)
+{
+	return IsA(plan, BitmapHeapScan) && IsA(outerPlan(plan), BitmapAnd);
+}
+
+/* Do two quals test the same column or expression? */
+bool
+AdviceSameKey(AdviceQual *a, AdviceQual *b)
+{
+	if (a->attnum != 0 || b->attnum != 0)
+		return a->attnum == b->attnum;
+	return equal(a->key, b->key);
 }
 
 /* The key as SQL text, e.g. "scope_ids" or "(data -> 'scope'::text)". */

@@ -6,8 +6,12 @@
  *
  *	GIN:   jsonb_path_ops when every operator used on the key (in any
  *		   recorded statement) is in that operator family (@>, @?, @@),
- *		   jsonb_ops otherwise; arrays and other types get their default
- *		   operator class.
+ *		   jsonb_ops otherwise; ILIKE and LIKE without a prefix get
+ *		   pg_trgm's gin_trgm_ops (no candidate without pg_trgm); arrays and
+ *		   other types get their default operator class.
+ *	LIKE 'x%': a range column under text_pattern_ops (varchar_pattern_ops,
+ *		   bpchar_pattern_ops) unless the collation is C.
+ *	IS NOT TRUE / IS NOT FALSE: only ever the predicate of a partial index.
  *	btree: equality columns first, the most selective first (n_distinct
  *		   from pg_statistic); then one range column (one variant per range
  *		   column: the verification keeps the cheapest, i.e. the most
@@ -33,14 +37,19 @@
 #include "access/htup_details.h"
 #include "access/sysattr.h"
 #include "catalog/namespace.h"
+#include "access/genam.h"
+#include "access/table.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_opclass.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
+#include "commands/extension.h"
 #include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 #include "utils/syscache.h"
@@ -67,14 +76,6 @@ advice_ndistinct(Oid relid, AttrNumber attnum)
 	d = ((Form_pg_statistic) GETSTRUCT(tup))->stadistinct;
 	ReleaseSysCache(tup);
 	return d < 0 ? -d * AdviceRelTuples(relid) : d;
-}
-
-bool
-AdviceSameKey(AdviceQual *a, AdviceQual *b)
-{
-	if (a->attnum != 0 || b->attnum != 0)
-		return a->attnum == b->attnum;
-	return equal(a->key, b->key);
 }
 
 /* quals without a second qual on the same key */
@@ -163,6 +164,21 @@ advice_variant(AdviceCandidate *c, List *keys, List *pred, char *replaces)
 	return v;
 }
 
+/* The quals of list that an index key can serve (not IS NOT TRUE). */
+static List *
+advice_key_quals(List *quals)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, quals)
+	{
+		if (!((AdviceQual *) lfirst(lc))->pred_only)
+			result = lappend(result, lfirst(lc));
+	}
+	return result;
+}
+
 /* The btree variants of c: one per range column, or with the sort keys. */
 static List *
 advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c)
@@ -173,7 +189,7 @@ advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c)
 	List	   *keys = NIL;
 	List	   *prefix;
 	List	   *variants = NIL;
-	char	   *replaces = AdviceBtreePrefix(c->relid, eq, &prefix);
+	char	   *replaces = AdviceBtreePrefix(c->relid, advice_key_quals(eq), &prefix);
 	ListCell   *lc;
 
 	foreach(lc, eq)
@@ -184,7 +200,7 @@ advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c)
 			continue;
 		if (replaces == NULL && advice_is_predicate(ctx, c->relid, q))
 			pred = lappend(pred, q);
-		else
+		else if (!q->pred_only)
 			keys = lappend(keys, q);
 	}
 	advice_sort_relid = c->relid;
@@ -275,6 +291,37 @@ advice_gin_opnos(AdviceContext *ctx, AdviceCandidate *c, AdviceQual *key)
 	return opnos;
 }
 
+/*
+ * The schema-qualified name of pg_trgm's operator class name of access
+ * method am, in whatever schema the extension was created in, or NULL when
+ * pg_trgm is not installed.  (Not through the search_path: the advice's
+ * functions run with their own.)
+ */
+static const char *
+advice_trgm_opclass(Oid am, const char *name)
+{
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData keys[2];
+	HeapTuple	tup;
+	const char *result = NULL;
+
+	if (!OidIsValid(get_extension_oid("pg_trgm", true)))
+		return NULL;
+	ScanKeyInit(&keys[0], Anum_pg_opclass_opcmethod, BTEqualStrategyNumber,
+				F_OIDEQ, ObjectIdGetDatum(am));
+	ScanKeyInit(&keys[1], Anum_pg_opclass_opcname, BTEqualStrategyNumber,
+				F_NAMEEQ, CStringGetDatum(name));
+	rel = table_open(OperatorClassRelationId, AccessShareLock);
+	scan = systable_beginscan(rel, OpclassAmNameNspIndexId, true, NULL, 2, keys);
+	if (HeapTupleIsValid(tup = systable_getnext(scan)))
+		result = quote_qualified_identifier(get_namespace_name(((Form_pg_opclass) GETSTRUCT(tup))->opcnamespace),
+											name);
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return result;
+}
+
 /* Can jsonb_path_ops serve every operator in opnos? */
 static bool
 advice_path_ops_serve(List *opnos)
@@ -313,6 +360,9 @@ AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c)
 			return NIL;
 		if (exprType((Node *) key->key) == JSONBOID)
 			v->opclass = advice_path_ops_serve(opnos) ? "jsonb_path_ops" : "jsonb_ops";
+		else if (key->opclass != NULL &&
+				 (v->opclass = advice_trgm_opclass(GIN_AM_OID, key->opclass)) == NULL)
+			return NIL;			/* gin_trgm_ops, and pg_trgm is not installed */
 		variants = list_make1(v);
 	}
 	else if (AdviceUniqueServed(c->relid, c->eq))
@@ -373,9 +423,15 @@ advice_name_part(StringInfo name, const char *text)
 static char *
 advice_key_sql(AdviceCandidate *c, AdviceQual *q)
 {
+	char	   *sql;
+
 	if (q->attnum > 0)
-		return (char *) quote_identifier(get_attname(c->relid, q->attnum, false));
-	return psprintf("(%s)", AdviceKeyText(q->key, 1, c->relid));
+		sql = (char *) quote_identifier(get_attname(c->relid, q->attnum, false));
+	else
+		sql = psprintf("(%s)", AdviceKeyText(q->key, 1, c->relid));
+	if (!c->gin && q->opclass != NULL)
+		sql = psprintf("%s %s", sql, q->opclass);
+	return sql;
 }
 
 static char *

@@ -5,7 +5,9 @@
  *		PlanState tree, and for every scan of a user table that evaluated
  *		an indexable qual as a sequential-scan qual or as a filter after an
  *		index, records each such qual with the node's row counts, the index
- *		conditions of a partly served scan, and the ORDER BY keys of a
+ *		conditions of a partly served scan (also of a bitmap scan ANDing
+ *		two indexes, which one compound index could serve), each arm of an
+ *		OR across columns (each needs an index), and the ORDER BY keys of a
  *		LIMIT over a sort of the scan.  Keeps the statement's text for
  *		re-planning when it can be re-planned (a SELECT without parameters).
  *
@@ -80,6 +82,38 @@ advice_observe(AdviceWalk *w, AdviceQual *q, Index varno, Oid relid,
 	o->time_ms = rows->time_ms;
 }
 
+/*
+ * Observe the arm quals of an OR across keys, each (key, operator) once;
+ * how many were?
+ */
+static int
+advice_observe_arms(AdviceWalk *w, List *arms, Index varno, Oid relid,
+					AdviceRole role, const AdviceRows *rows)
+{
+	List	   *seen = NIL;
+	ListCell   *lc;
+	ListCell   *lc2;
+	ListCell   *lc3;
+
+	foreach(lc, arms)
+	{
+		foreach(lc2, (List *) lfirst(lc))
+		{
+			AdviceQual *q = lfirst(lc2);
+			bool		dup = false;
+
+			foreach(lc3, seen)
+				dup = dup || (AdviceSameKey(q, lfirst(lc3)) &&
+							  q->opno == ((AdviceQual *) lfirst(lc3))->opno);
+			if (dup)
+				continue;
+			seen = lappend(seen, q);
+			advice_observe(w, q, varno, relid, role, rows);
+		}
+	}
+	return list_length(seen);
+}
+
 /* Observe every indexable qual of a list; how many were? */
 static int
 advice_observe_list(AdviceWalk *w, List *quals, Index varno, Oid relid,
@@ -97,6 +131,9 @@ advice_observe_list(AdviceWalk *w, List *quals, Index varno, Oid relid,
 			advice_observe(w, &q, varno, relid, role, rows);
 			n++;
 		}
+		else
+			n += advice_observe_arms(w, AdviceClassifyOrArms((Expr *) lfirst(lc), varno),
+									 varno, relid, role, rows);
 	}
 	return n;
 }
@@ -172,7 +209,7 @@ advice_scan(AdviceWalk *w, PlanState *ps)
 	AdviceRows	rows;
 
 	if (!OidIsValid(relid) || ps->instrument == NULL ||
-		(plan->qual == NIL && !IsA(plan, SeqScan)))
+		(plan->qual == NIL && !IsA(plan, SeqScan) && !AdviceBitmapAnd(plan)))
 		return;
 	if (IsA(plan, SeqScan))
 		role = ADVICE_ROLE_SEQSCAN;
@@ -183,6 +220,13 @@ advice_scan(AdviceWalk *w, PlanState *ps)
 	else
 		return;
 	advice_node_rows(ps, &rows);
+	if (plan->qual == NIL && AdviceBitmapAnd(plan))
+	{
+		/* two indexes ANDed: what one compound index could serve */
+		(void) advice_observe_list(w, indexconds, varno, relid,
+								   ADVICE_ROLE_INDEXCOND, &rows);
+		return;
+	}
 	if (advice_observe_list(w, plan->qual, varno, relid, role, &rows) == 0)
 	{
 		/* nothing to filter: the ORDER BY of a LIMIT over the whole table */

@@ -37,8 +37,8 @@ command_checks_all(valgrind_advisor($conn),
 		qr/^-- estimated cost before → after: [\d.]+ → [\d.]+ \(\d+% less\)$/m,
 		qr/^-- estimated size: [\d.]+ (bytes|kB|MB)$/m,
 		qr/^-- key columns: "?user_id"? \(n_distinct 200\), "?status"? \(n_distinct 3\)/m,
-		qr/^-- makes redundant: existing index lms_notification_user_id_5e1a1b2c \(btree \(user_id\)\): run with --replace to drop it$/m,
-		qr/^-- Cache settings: .*\n.*\n\n-- exclude public\.lms_event_log: the table is written [\d.]+ times a minute \(600 writes\) and no statement compares a column that can be tracked with = to varying values\n-- statements: 1, 2 calls \(sampled\)\n-- {3}query id -?\d+ \(result cache: \d+ calls, \d+ hits\): SELECT count\(\*\) FROM lms_event_log WHERE id > 0\n-- result cache: no result of these statements stored \(sfcache\.statements\): this rests on the write rate alone\nSELECT sfcache\.exclude\('"public"\."lms_event_log"'::regclass\);\n\n-- track public\.lms_receipt\.user_id: the table is written [\d.]+ times a minute \(20 writes\); statements compare the column with = to varying values\n-- statements: 1, 20 calls \(sampled\)\n-- {3}query id -?\d+ \(result cache: \d+ calls, \d+ hits\): SELECT count\(\*\) FROM lms_receipt WHERE user_id = \d\nSELECT sfcache\.track\('"public"\."lms_receipt"'::regclass, 'user_id'\);\n\z/m,
+		qr/^-- makes redundant: existing index lms_notification_user_id_5e1a1b2c \(btree \(user_id\)\), owned by no constraint or migration the advisor knows of: run with --replace to drop it$/m,
+		qr/^-- Cache settings: .*\n.*\nSELECT EXISTS \(SELECT FROM pg_catalog\.pg_extension WHERE extname OPERATOR\(pg_catalog\.=\) 'sfcache'\) AS sfcache_installed \\gset\n\\if :sfcache_installed\n\n-- exclude public\.lms_event_log: the table is written [\d.]+ times a minute \(600 writes\) and no statement compares a column that can be tracked with = to varying values\n-- statements: 1, 2 calls \(sampled\)\n-- {3}query id -?\d+ \(result cache: \d+ calls, \d+ hits\): SELECT count\(\*\) FROM lms_event_log WHERE id > 0\n-- result cache: no result of these statements stored \(sfcache\.statements\): this rests on the write rate alone\nSELECT sfcache\.exclude\('"public"\."lms_event_log"'::regclass\);\n\n-- track public\.lms_receipt\.user_id: the table is written [\d.]+ times a minute \(20 writes\); statements compare the column with = to varying values\n-- statements: 1, 20 calls \(sampled\)\n-- {3}query id -?\d+ \(result cache: \d+ calls, \d+ hits\): SELECT count\(\*\) FROM lms_receipt WHERE user_id = \d\nSELECT sfcache\.track\('"public"\."lms_receipt"'::regclass, 'user_id'\);\n\\endif\n\z/m,
 	],
 	[qr/^sfcache-advisor: 4 indexes and 2 cache settings suggested/],
 	'sql format: header, evidence, CREATE statements, cache settings (valgrind)');
@@ -108,11 +108,17 @@ like($py, qr/^# Django migration lms\.0002_sfcache_indexes$/m, 'django: named af
 like($py, qr/^from django\.db import migrations\n\n\nclass Migration\(migrations\.Migration\):\n    atomic = False\n/m,
 	'django: atomic = False');
 like($py, qr/^        \('lms', '0001_initial'\),$/m, 'django: depends on the latest migration');
-like($py, qr/migrations\.RunSQL\(\n            sql=\[\n                'CREATE INDEX CONCURRENTLY IF NOT EXISTS "lms_notification_user_id_status_is_deleted_idx" [^\n]+',\n                'DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_5e1a1b2c";',\n            \],\n            reverse_sql=\[\n                'CREATE INDEX CONCURRENTLY IF NOT EXISTS "lms_notification_user_id_5e1a1b2c" ON "public"\."lms_notification" USING btree \(user_id\);',\n                'DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_status_is_deleted_idx";',\n            \],\n        \),/,
-	'django: RunSQL with sql and reverse_sql');
-like($py, qr/\n        # track public\.lms_receipt\.user_id: [^\n]+\n(        # [^\n]+\n)+        migrations\.RunSQL\(\n            sql=\[\n                'SELECT sfcache\.track\(\\'"public"\."lms_receipt"\\'::regclass, \\'user_id\\'\);',\n            \],\n            reverse_sql=\[\n                'SELECT sfcache\.untrack\(\\'"public"\."lms_receipt"\\'::regclass, \\'user_id\\'\);',\n            \],\n        \),/,
+like($py, qr/migrations\.RunSQL\(\n            sql=\[\n                'CREATE INDEX CONCURRENTLY IF NOT EXISTS "lms_notification_user_id_status_is_deleted_idx" [^\n]+',\n            \],\n            reverse_sql=\[\n                'DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_status_is_deleted_idx";',\n            \],\n        \),/,
+	'django: RunSQL with sql and reverse_sql; --replace keeps the ForeignKey index Django created');
+like($py, qr/^        # makes redundant: existing index lms_notification_user_id_5e1a1b2c \(btree \(user_id\)\), created by Django's migrations of app lms \(a ForeignKey's index\): kept; to drop it, set db_index=False on that ForeignKey and run makemigrations, or pass --replace-owned$/m,
+	'django: names the owner and says how to change the model');
+command_checks_all(advisor('--format=django', '--app=lms', '--replace-owned', $conn),
+	1, [qr/^                'DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_5e1a1b2c";',$/m,
+		qr/created by Django's migrations of app lms \(a ForeignKey's index\): dropped after the CREATE$/m],
+	[qr/suggested/], 'django: --replace-owned drops it, naming its owner');
+like($py, qr/\n        # track public\.lms_receipt\.user_id: [^\n]+\n(        # [^\n]+\n)+        migrations\.RunSQL\(\n            sql=\[\n                'DO \\'BEGIN IF EXISTS \(SELECT FROM pg_catalog\.pg_extension WHERE extname OPERATOR\(pg_catalog\.=\) \\'\\'sfcache\\'\\'\) THEN PERFORM sfcache\.track\(\\'\\'"public"\."lms_receipt"\\'\\'::regclass, \\'\\'user_id\\'\\'\); END IF; END\\';',\n            \],\n            reverse_sql=\[\n                'DO \\'BEGIN IF EXISTS [^\n]+ THEN PERFORM sfcache\.untrack\(\\'\\'"public"\."lms_receipt"\\'\\'::regclass, \\'\\'user_id\\'\\'\); END IF; END\\';',\n            \],\n        \),/,
 	'django: track with its evidence and its reverse, quotes escaped');
-like($py, qr/'SELECT sfcache\.exclude\(\\'"public"\."lms_event_log"\\'::regclass\);'/,
+like($py, qr/THEN PERFORM sfcache\.exclude\(\\'\\'"public"\."lms_event_log"\\'\\'::regclass\); END IF; END\\';'/,
 	'django: exclude');
 command_checks_all(advisor('--format=django', '--app=lms', '--name=0005_custom', $conn),
 	1, [qr/^# Django migration lms\.0005_custom$/m], [qr/suggested/], 'django: --name');
@@ -165,7 +171,7 @@ is($node->safe_psql('app', $indexes), 'lms_notification_user_id_5e1a1b2c',
 is($node->safe_psql('app', 'SELECT count(*) FROM sfcache.tracked_columns'), '0', 'user_id untracked');
 is($node->safe_psql('app', 'SELECT count(*) FROM sfcache.relation_settings WHERE excluded'), '0',
 	'lms_event_log included');
-like(slurp_file($down), qr/SELECT sfcache\.untrack\([^\n]+\n(--[^\n]*\n|\n)*SELECT sfcache\.include\([^\n]+\n\n-- index /,
+like(slurp_file($down), qr/SELECT sfcache\.untrack\([^\n]+\n(--[^\n]*\n|\n)*SELECT sfcache\.include\([^\n]+\n\\endif\n\n-- index /,
 	'down: the cache settings reversed, in reverse order');
 command_checks_all(advisor('--no-cache-settings', $conn),
 	1, [$gin, $unread], [qr/4 indexes/], 'after down: the same advice again');
