@@ -256,7 +256,9 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 /*
  * Look a key up. On SFC_HIT and SFC_FOLLOWER_HIT, *result holds the rows;
  * on SFC_LEADER the caller must end with CacheSingleflightPublish() or
- * CacheSingleflightAbandon(); on SFC_RUN_UNCACHED, *why says why.
+ * CacheSingleflightAbandon(); on SFC_RUN_UNCACHED, *why says why. A hit
+ * and a served follower are counted here (hits, coalesced); a leader's
+ * and an uncached run's outcome by the caller, once it is known.
  */
 SfcOutcome
 CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result, SfcBypass *why)
@@ -301,12 +303,11 @@ CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result, SfcBypa
 		{
 			waited = true;
 			start = GetCurrentTimestamp();
-			CacheStatsCount(SFC_STAT_COALESCED, shape);
 		}
 		switch (wait_for_leader(computing, key, start, result, why))
 		{
 			case FOLLOW_SERVED:
-				CacheStatsCount(SFC_STAT_HITS, shape);
+				CacheStatsCount(SFC_STAT_COALESCED, shape);
 				return SFC_FOLLOWER_HIT;
 			case FOLLOW_RUN_ALONE:
 				return SFC_RUN_UNCACHED;
