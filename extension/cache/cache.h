@@ -119,6 +119,8 @@ extern int	sfc_max_tags_per_transaction;
 extern char *sfc_immutable_functions;
 extern bool sfc_admission;
 extern int	sfc_admission_window;
+extern int	sfc_admission_period_s;
+extern int	sfc_test_admission_clock_s;
 extern int	sfc_test_hold_leader_lock;
 extern int	sfc_test_hold_commit_lock;
 extern int	sfc_test_hold_follower_lock;
