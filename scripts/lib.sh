@@ -6,7 +6,7 @@
 
 SFC_PACKAGES="make gcc postgresql-15 postgresql-server-dev-15 postgresql-contrib
 	libhiredis-dev redis-server prometheus-postgres-exporter libipc-run-perl cppcheck valgrind python3-psycopg dpkg-dev
-	pg-bsd-indent"
+	pg-bsd-indent pgbouncer"
 SFC_PG_BINDIR=/usr/lib/postgresql/15/bin
 # A relocated PostgreSQL 15 can be named by PG_CONFIG; the packaged one otherwise.
 export PG_CONFIG=${PG_CONFIG:-$SFC_PG_BINDIR/pg_config}
