@@ -2,8 +2,9 @@
 
 \echo Use "ALTER EXTENSION sfcache UPDATE TO '0.4'" to load this file. \quit
 
--- Validity windows (issue 18): sfcache.stats and sfcache.statements gain
--- window_hits. OUT columns cannot change in place: drop and recreate.
+-- sfcache.stats and sfcache.statements: one outcome per execution
+-- (leader_executions, not_admitted, window_hits; statements' misses gone).
+-- The functions' OUT columns change, so they and their views are recreated.
 DROP VIEW sfcache.stats;
 DROP FUNCTION sfcache.stats_counters();
 DROP VIEW sfcache.statements;
@@ -13,7 +14,7 @@ CREATE FUNCTION sfcache.stats_counters(
 	OUT hits bigint, OUT misses bigint, OUT coalesced bigint,
 	OUT handoffs bigint, OUT stores bigint, OUT evictions bigint,
 	OUT invalidations bigint, OUT expirations bigint, OUT wait_timeouts bigint,
-	OUT window_hits bigint,
+	OUT leader_executions bigint, OUT not_admitted bigint, OUT window_hits bigint,
 	OUT bypasses bigint, OUT bytes_used bigint, OUT entries bigint,
 	OUT untracked_statements bigint, OUT reset_at timestamptz)
 RETURNS record
@@ -31,9 +32,10 @@ GRANT SELECT ON sfcache.stats TO PUBLIC;
 
 CREATE FUNCTION sfcache.statement_counters(
 	OUT dbid oid, OUT userid oid, OUT queryid bigint, OUT query text,
-	OUT calls bigint, OUT hits bigint, OUT coalesced bigint, OUT misses bigint,
-	OUT stores bigint, OUT bypasses bigint, OUT last_bypass_reason text,
-	OUT bytes_stored bigint, OUT window_hits bigint)
+	OUT calls bigint, OUT hits bigint, OUT coalesced bigint,
+	OUT leader_executions bigint, OUT not_admitted bigint, OUT window_hits bigint,
+	OUT bypasses bigint, OUT last_bypass_reason text,
+	OUT stores bigint, OUT bytes_stored bigint)
 RETURNS SETOF record
 LANGUAGE C STRICT
 SET search_path = pg_catalog

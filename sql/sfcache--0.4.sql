@@ -229,7 +229,7 @@ CREATE FUNCTION sfcache.stats_counters(
 	OUT hits bigint, OUT misses bigint, OUT coalesced bigint,
 	OUT handoffs bigint, OUT stores bigint, OUT evictions bigint,
 	OUT invalidations bigint, OUT expirations bigint, OUT wait_timeouts bigint,
-	OUT window_hits bigint,
+	OUT leader_executions bigint, OUT not_admitted bigint, OUT window_hits bigint,
 	OUT bypasses bigint, OUT bytes_used bigint, OUT entries bigint,
 	OUT untracked_statements bigint, OUT reset_at timestamptz)
 RETURNS record
@@ -253,9 +253,10 @@ GRANT SELECT ON sfcache.stats TO PUBLIC;
 
 CREATE FUNCTION sfcache.statement_counters(
 	OUT dbid oid, OUT userid oid, OUT queryid bigint, OUT query text,
-	OUT calls bigint, OUT hits bigint, OUT coalesced bigint, OUT misses bigint,
-	OUT stores bigint, OUT bypasses bigint, OUT last_bypass_reason text,
-	OUT bytes_stored bigint, OUT window_hits bigint)
+	OUT calls bigint, OUT hits bigint, OUT coalesced bigint,
+	OUT leader_executions bigint, OUT not_admitted bigint, OUT window_hits bigint,
+	OUT bypasses bigint, OUT last_bypass_reason text,
+	OUT stores bigint, OUT bytes_stored bigint)
 RETURNS SETOF record
 LANGUAGE C STRICT
 SET search_path = pg_catalog

@@ -25,7 +25,7 @@ configs="plain:plain pgpool:pgpool pgpool:plain"
 # The cache hits of a reader target so far (empty for plain).
 cache_hits() {
 	case $1 in
-	sfc) sfcache_stats_snapshot | awk '$1 == "hits" { print $2 }' ;;
+	sfc) sfcache_stats_snapshot | awk '$1 == "hits" { h = $2 } $1 == "coalesced" { c = $2 } END { print h + c }' ;;
 	pgpool) pool_cache_counters | awk '{ print $1 }' ;;
 	esac
 }

@@ -79,8 +79,8 @@ md "## Herd: N identical cold queries at one barrier" "" \
 	"once) on the server that executes; *calls*: pg_stat_statements calls there (a cache hit may count as a call);" \
 	"*spread*: first to last send, i.e. how tight the barrier was on these 2 shared cores." \
 	"sfcache's own counters (\`sfcache.stats\`, difference over the herd): *misses* = leaders that executed," \
-	"*hits* = clients served the stored rows, *coalesced* = those of the hits that had waited for the leader" \
-	"(the rest arrived after it had stored the result): misses + hits = N." ""
+	"*coalesced* = clients that waited for the leader and were served its rows, *hits* = clients that" \
+	"arrived after it had stored the result and were served the stored rows: misses + coalesced + hits = N." ""
 md "| N | target | executions | pg_stat_statements calls | sfcache misses | sfcache coalesced | sfcache hits | last client done (ms) | p50 (ms) | p99 (ms) | send spread (ms) |" \
 	"| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for n in $sizes; do

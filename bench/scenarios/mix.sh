@@ -40,9 +40,10 @@ cache_counts() {
 	case $1 in
 	pgpool) pool_cache_counters ;;
 	sfc)
-		# lookups: hits + misses (leaders) + coalesced (waited for a leader)
+		# lookups: hits (a stored result) + coalesced (a leader's result)
+		# + misses (leaders); served without executing: hits + coalesced
 		sfcache_stats_snapshot | awk '$1 == "hits" { h = $2 } $1 == "misses" { m = $2 } $1 == "coalesced" { c = $2 }
-			END { if (h != "") print h, h + m + c }' ;;
+			END { if (h != "") print h + c, h + m + c }' ;;
 	esac
 }
 
@@ -121,7 +122,7 @@ md "## Dashboard mix: 12 queries per page, Zipf students" "" \
 	"\`bench/lms/dashboard.sql\` (pgbench, simple protocol, $BENCH_DUR s per measurement, $nowtext); with a writer:" \
 	"\`bench/lms/writer.sql\` at $wrate commits/s through the same target. *CPU/page* counts the server processes" \
 	"(PostgreSQL, and pgpool-II's for pgpool-II) from /proc; *hit %*: hits / SELECTs in the cache's own counters" \
-	"(sfcache: hits / (hits + misses + coalesced) in \`sfcache.stats\`; pgpool-II: SHOW POOL_CACHE)." \
+	"(sfcache: (hits + coalesced) / (hits + misses + coalesced) in \`sfcache.stats\`; pgpool-II: SHOW POOL_CACHE)." \
 	"Before the runs, each cache gets an unmeasured morning rush: the $warm_users most popular students (random_zipfian rank order)" \
 	"open their dashboard twice with each of their four classes (sfcache keeps a result from its key's second read on), so the caches are measured in the steady state they reach, not while they fill" \
 	"(plain PostgreSQL, which has no cache to fill, gets one second of the workload to warm its buffers)." ""

@@ -119,6 +119,8 @@ extern int	sfc_max_tags_per_transaction;
 extern char *sfc_immutable_functions;
 extern bool sfc_admission;
 extern int	sfc_admission_window;
+extern int	sfc_admission_period_s;
+extern int	sfc_test_admission_clock_s;
 extern int	sfc_test_hold_leader_lock;
 extern int	sfc_test_hold_commit_lock;
 extern int	sfc_test_hold_follower_lock;
@@ -150,7 +152,8 @@ typedef enum SfcBypass
 								 * to a backend */
 	SFC_BYPASS_FOREIGN_RELATION,	/* a foreign table, or one in a hierarchy */
 	SFC_BYPASS_NOT_ADMITTED,	/* first miss of its key: not kept
-								 * (cache_admit.c) */
+								 * (cache_admit.c); counted as an outcome
+								 * (SFC_STAT_NOT_ADMITTED), not a bypass */
 	SFC_BYPASS_STANDBY_BEHIND,	/* a standby not yet replayed past what the
 								 * bus told it, or the bus behind its replay */
 	SFC_BYPASS_CATALOG_LOOKUP,	/* a value computed from the catalogs
@@ -419,21 +422,34 @@ extern void CacheFlushAll(void);
 
 /* ---- statistics (cache_stats.c) ---- */
 
+/*
+ * Counters. An execution of a cached statement ends in exactly one outcome
+ * (hits, coalesced, leader executions, not admitted, or a bypass counted
+ * by reason); the others count events (a miss is a lookup that led,
+ * whatever came of it). A window hit is also a hit.
+ */
 typedef enum SfcCounter
 {
-	SFC_STAT_HITS,
-	SFC_STAT_MISSES,
-	SFC_STAT_COALESCED,
-	SFC_STAT_HANDOFFS,
+	SFC_STAT_HITS,				/* outcome: served a stored result */
+	SFC_STAT_MISSES,			/* event: a lookup found nothing and led */
+	SFC_STAT_COALESCED,			/* outcome: a follower served its leader's
+								 * result */
+	SFC_STAT_HANDOFFS,			/* event: a follower took over as leader */
 	SFC_STAT_STORES,
 	SFC_STAT_EVICTIONS,
 	SFC_STAT_INVALIDATIONS,
 	SFC_STAT_EXPIRATIONS,
-	SFC_STAT_WAIT_TIMEOUTS,
-	SFC_STAT_WINDOW_HITS,		/* hits (also counted there) served by a
-								 * validity window for other constants */
+	SFC_STAT_WAIT_TIMEOUTS,		/* event (the execution is a bypass) */
+	SFC_STAT_LEADER_EXECUTIONS, /* outcome: a leader published its result */
+	SFC_STAT_NOT_ADMITTED,		/* outcome: computed, refused by admission */
+	SFC_STAT_WINDOW_HITS,		/* of the hits and coalesced followers, those
+								 * served by a validity window for other
+								 * constants than the leader's */
 	SFC_NUM_COUNTERS
 } SfcCounter;
+
+/* The counters sfcache.stats showed in 0.3, a prefix of SfcCounter. */
+#define SFC_NUM_COUNTERS_0_1 (SFC_STAT_WAIT_TIMEOUTS + 1)
 
 extern const SfcShmemPart CacheStatsShmemPart;
 extern void CacheStatsCount(SfcCounter counter, uint64 shape);
@@ -457,6 +473,7 @@ extern void CacheStatsTotals(CacheStatsTotal *out);
 /* ---- executor integration (cache_plan.c, cache_scan.c, cache_run.c) ---- */
 
 extern void CacheExplainNoteBypass(SfcBypass why);
+extern void CacheCountPlannedBypass(PlannedStmt *stmt, int eflags);
 extern void CacheScanInit(void);
 
 /* ---- the store (cache_store.c), as seen by cache_singleflight.c ---- */

@@ -39,11 +39,21 @@
  * Anything else, and anything this file is unsure of, depends on the
  * whole relation.
  *
+ * One tag is enough: an occurrence restricted on several tracked columns
+ * depends on one of them only, the most selective by pg_statistic (the
+ * smallest share of rows its values stand for: values x (1 - null_frac) /
+ * n_distinct), or without statistics on both, the one with the fewest
+ * values, then the lowest column number. A plan made before ANALYZE keeps
+ * its choice until the plan is invalidated (ANALYZE does that).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/hash.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_inherits.h"
+#include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
@@ -52,6 +62,7 @@
 #include "utils/array.h"
 #include "utils/lsyscache.h"
 #include "utils/pg_locale.h"
+#include "utils/syscache.h"
 #include "utils/typcache.h"
 
 #include "cache/cache.h"
@@ -545,8 +556,75 @@ spread_through_equivalences(List *restrictions, List *classes)
 }
 
 /*
- * One occurrence of a relation (entry rti of the level): the tags of its
- * tracked column with the fewest values among those restricted, or whole.
+ * Estimated share of the relation's rows a tag set of nvalues values of
+ * column attno stands for, from pg_statistic: nvalues x (1 - null_frac) /
+ * n_distinct (a negative n_distinct is a fraction of the rows). False when
+ * the column has no statistics.
+ */
+static bool
+column_share(Oid relid, AttrNumber attno, bool inh, int nvalues, double *share)
+{
+	HeapTuple	tuple;
+	Form_pg_statistic stats;
+	double		ndistinct;
+	double		reltuples = 0;
+
+	tuple = SearchSysCache3(STATRELATTINH, ObjectIdGetDatum(relid),
+							Int16GetDatum(attno), BoolGetDatum(inh));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	stats = (Form_pg_statistic) GETSTRUCT(tuple);
+	ndistinct = stats->stadistinct;
+	*share = 1.0 - stats->stanullfrac;
+	ReleaseSysCache(tuple);
+	if (ndistinct < 0)
+	{
+		tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+		if (HeapTupleIsValid(tuple))
+		{
+			reltuples = ((Form_pg_class) GETSTRUCT(tuple))->reltuples;
+			ReleaseSysCache(tuple);
+		}
+		ndistinct = -ndistinct * reltuples;
+	}
+	if (ndistinct <= 0)
+		return false;
+	*share = Min(1.0, *share * nvalues / ndistinct);
+	return true;
+}
+
+/* A tracked column restricted in one occurrence, and its tags. */
+typedef struct TagChoice
+{
+	List	   *tags;
+	AttrNumber	attno;
+	bool		has_stats;
+	double		share;			/* of the rows, when has_stats */
+} TagChoice;
+
+/*
+ * Is a better than b? Invalidations are fewest on the column whose tags
+ * stand for the smallest share of the rows (the most selective by
+ * pg_stats); unless both have statistics, fewest values, then the lowest
+ * column number, so the choice never depends on the order of conjuncts.
+ */
+static bool
+choice_better(const TagChoice *a, const TagChoice *b)
+{
+	if (a->has_stats && b->has_stats && a->share != b->share)
+		return a->share < b->share;
+	if (!(a->has_stats && b->has_stats) &&
+		list_length(a->tags) != list_length(b->tags))
+		return list_length(a->tags) < list_length(b->tags);
+	return a->attno < b->attno;
+}
+
+/*
+ * One occurrence of a relation (entry rti of the level): the tags of ONE
+ * of its restricted tracked columns, the most selective (choice_better),
+ * or whole. One suffices: a row must satisfy every conjunct to reach the
+ * result, so a write that changes the result writes a row whose chosen
+ * column has one of the values, in its old or new version.
  */
 static void
 relation_occurrence(DependContext *ctx, Query *query, RangeTblEntry *rte, Index rti,
@@ -554,7 +632,7 @@ relation_occurrence(DependContext *ctx, Query *query, RangeTblEntry *rte, Index 
 {
 	RelationDeps *deps = relation_deps(ctx, rte->relid);
 	List	   *tracked = CacheTrackedColumnsOf(rte->relid);
-	List	   *best = NIL;
+	TagChoice	best = {NIL};
 	List	   *own = list_copy(restrictions);
 	ListCell   *lr;
 	ListCell   *ls;
@@ -575,7 +653,7 @@ relation_occurrence(DependContext *ctx, Query *query, RangeTblEntry *rte, Index 
 	foreach(lr, own)
 	{
 		Restriction *r = lfirst(lr);
-		List	   *tags;
+		TagChoice	candidate;
 		char	   *attname;
 
 		if (r->varno != rti || tracked == NIL)
@@ -583,14 +661,22 @@ relation_occurrence(DependContext *ctx, Query *query, RangeTblEntry *rte, Index 
 		attname = get_attname(rte->relid, r->attno, true);
 		if (attname == NULL || !CacheColumnIsTracked(tracked, attname))
 			continue;
-		tags = restriction_tags(query, r);
-		if (tags != NIL && (best == NIL || list_length(tags) < list_length(best)))
-			best = tags;
+		candidate.tags = restriction_tags(query, r);
+		if (candidate.tags == NIL)
+			continue;
+		candidate.attno = r->attno;
+		/* a table without children has only its own statistics */
+		candidate.has_stats = column_share(rte->relid, r->attno,
+										   rte->inh && has_subclass(rte->relid),
+										   list_length(candidate.tags),
+										   &candidate.share);
+		if (best.tags == NIL || choice_better(&candidate, &best))
+			best = candidate;
 	}
-	if (best == NIL)
+	if (best.tags == NIL)
 		deps->whole = true;
 	else
-		deps->tags = list_concat(deps->tags, best);
+		deps->tags = list_concat(deps->tags, best.tags);
 }
 
 /*

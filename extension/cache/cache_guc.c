@@ -36,6 +36,8 @@ int			sfc_max_tags_per_transaction = 10000;
 char	   *sfc_immutable_functions = NULL;
 bool		sfc_admission = true;
 int			sfc_admission_window = 0;
+int			sfc_admission_period_s = 60;
+int			sfc_test_admission_clock_s = -1;
 int			sfc_test_hold_leader_lock = 0;
 int			sfc_test_hold_commit_lock = 0;
 int			sfc_test_hold_follower_lock = 0;
@@ -150,10 +152,22 @@ CacheGucInit(void)
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.admission_window",
-							"Misses after which the admission sketch halves its counts (0: eight per counter).",
-							NULL,
+							"Repeated misses after which the admission sketch halves its counts (0: eight per counter).",
+							"The counts also halve every sfcache.admission_period.",
 							&sfc_admission_window, 0, 0, INT_MAX,
 							PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.admission_period",
+							"How long admission remembers a key's first miss: a key missed twice within it is stored.",
+							"A first miss is remembered for one to two periods (cache_admit.c).",
+							&sfc_admission_period_s, 60, 1, 86400,
+							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.test_admission_clock",
+							"For tests: the time in seconds admission's periods are cut from (-1: the clock).",
+							NULL,
+							&sfc_test_admission_clock_s, -1, -1, INT_MAX,
+							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
 
 	DefineCustomStringVariable("sfcache.immutable_functions",
 							   "Functions treated as immutable by the cache, as name or schema.name.",

@@ -25,6 +25,14 @@
  * core/core_nesting.c). This file keeps the text of the prepared statement
  * a client's EXECUTE runs, from the ProcessUtility hook.
  *
+ * A client's SELECT that bypasses for a reason known at planning is
+ * planned as usual, and is counted under its reason once per execution,
+ * not per planning (a prepared statement's generic plan is planned once
+ * and run many times): the reason is kept per query id in this backend
+ * and counted at ExecutorStart (CacheCountPlannedBypass), so that
+ * sfcache.statements' calls count every execution once. A plain EXPLAIN
+ * is not an execution.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -38,11 +46,24 @@
 #include "optimizer/planner.h"
 #include "tcop/tcopprot.h"
 #include "tcop/utility.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
 
 #include "cache/cache.h"
 
 /* While a client's EXECUTE runs: the text of the statement it executes. */
 static const char *client_execute_text = NULL;
+
+/* Query id -> why its last planning bypassed, in this backend. */
+typedef struct PlannedBypass
+{
+	uint64		queryid;
+	SfcBypass	why;
+} PlannedBypass;
+
+#define MAX_PLANNED_BYPASSES 4096
+
+static HTAB *planned_bypasses = NULL;
 
 /* Copies of every relation entry of the query tree, for permission checks. */
 static bool
@@ -185,6 +206,62 @@ is_client_statement(const char *query_string)
 		(query_string == debug_query_string || query_string == client_execute_text);
 }
 
+/*
+ * Remember why a client's SELECT bypasses, for CacheCountPlannedBypass; a
+ * statement without a query id, or one beyond the table's size, is
+ * counted now (once per planning).
+ */
+static void
+note_planned_bypass(uint64 queryid, SfcBypass why)
+{
+	PlannedBypass *entry;
+	bool		found;
+
+	if (planned_bypasses == NULL)
+	{
+		HASHCTL		info;
+
+		info.keysize = sizeof(uint64);
+		info.entrysize = sizeof(PlannedBypass);
+		info.hcxt = TopMemoryContext;
+		planned_bypasses = hash_create("sfcache planned bypasses", 64, &info,
+									   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	if (queryid == 0 ||
+		(hash_get_num_entries(planned_bypasses) >= MAX_PLANNED_BYPASSES &&
+		 hash_search(planned_bypasses, &queryid, HASH_FIND, NULL) == NULL))
+	{
+		CacheStatsBypass(why, queryid);
+		return;
+	}
+	entry = hash_search(planned_bypasses, &queryid, HASH_ENTER, &found);
+	entry->why = why;
+}
+
+/*
+ * ExecutorStart (core_hooks.c): an execution of a
+ * client's SELECT whose planning bypassed the cache counts as one bypass.
+ * Only at nesting level 0 (statements of functions run inside another
+ * executor), never for EXPLAIN without ANALYZE, never for a cache plan
+ * (its scan counts its outcome).
+ */
+void
+CacheCountPlannedBypass(PlannedStmt *stmt, int eflags)
+{
+	PlannedBypass *entry;
+
+	if (planned_bypasses == NULL || (eflags & EXEC_FLAG_EXPLAIN_ONLY) ||
+		sfc_nesting_level > 0 || stmt->commandType != CMD_SELECT ||
+		stmt->queryId == 0 || MyBackendType != B_BACKEND)
+		return;
+	if (stmt->planTree != NULL && IsA(stmt->planTree, CustomScan) &&
+		((CustomScan *) stmt->planTree)->methods == &sfc_scan_plan_methods)
+		return;
+	entry = hash_search(planned_bypasses, &stmt->queryId, HASH_FIND, NULL);
+	if (entry != NULL)
+		CacheStatsBypass(entry->why, stmt->queryId);
+}
+
 /* Plan a client's SELECT as a cache plan, or say why it bypasses. */
 static PlannedStmt *
 plan_client_select(Query *parse, const char *query_string, int cursorOptions)
@@ -200,7 +277,7 @@ plan_client_select(Query *parse, const char *query_string, int cursorOptions)
 		CacheCheckCacheable(parse, query_string, &info);
 	if (info.bypass == SFC_BYPASS_NONE)
 		return make_cache_plan(parse, pnstrdup(text, len), cursorOptions, &info);
-	CacheStatsBypass(info.bypass, parse->queryId);
+	note_planned_bypass(parse->queryId, info.bypass);
 	CacheExplainNoteBypass(info.bypass);
 	return NULL;
 }

@@ -177,6 +177,22 @@ run_uncached(SfcScanState *state, SfcBypass why)
 }
 
 /*
+ * A leader's execution counts once: as a leader execution when it
+ * published its result (stored, or handed to the followers in coalesce
+ * mode), as not admitted, or as a bypass for why it could not store.
+ */
+static void
+count_leader_outcome(SfcBypass why, uint64 shape)
+{
+	if (why == SFC_BYPASS_NONE)
+		CacheStatsCount(SFC_STAT_LEADER_EXECUTIONS, shape);
+	else if (why == SFC_BYPASS_NOT_ADMITTED)
+		CacheStatsCount(SFC_STAT_NOT_ADMITTED, shape);
+	else
+		CacheStatsBypass(why, shape);
+}
+
+/*
  * Run the saved query as leader: read the generations of its relations,
  * then take the snapshot it runs with, then publish what it returned.
  */
@@ -245,8 +261,7 @@ run_as_leader(SfcScanState *state, CacheKey key)
 																   state->priv.ttl_default),
 												 keep);
 	}
-	if (state->bypass != SFC_BYPASS_NONE)
-		CacheStatsBypass(state->bypass, state->priv.query->queryId);
+	count_leader_outcome(state->bypass, state->priv.query->queryId);
 	state->rows = cap->buf.data;
 	state->rows_len = cap->buf.len;
 	if ((state->send_datarows || state->may_run_again) && cap->spill == NULL &&

@@ -278,11 +278,14 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 	return r;
 }
 
-/* A hit, and a window hit when served for constants the leader had not. */
+/*
+ * An execution served a result (outcome: a hit or a coalesced follower),
+ * and a window hit when served for constants the leader had not.
+ */
 static void
-count_hit(uint64 shape, const WindowProbe *probe)
+count_served(SfcCounter outcome, uint64 shape, const WindowProbe *probe)
 {
-	CacheStatsCount(SFC_STAT_HITS, shape);
+	CacheStatsCount(outcome, shape);
 	if (probe != NULL && probe->by_window)
 		CacheStatsCount(SFC_STAT_WINDOW_HITS, shape);
 }
@@ -292,7 +295,9 @@ count_hit(uint64 shape, const WindowProbe *probe)
  * on SFC_LEADER the caller must end with CacheSingleflightPublish() or
  * CacheSingleflightAbandon(); on SFC_RUN_UNCACHED, *why says why. probe
  * (NULL without windows) holds this execution's windowed constants: an
- * entry is served only if they lie inside its windows.
+ * entry is served only if they lie inside its windows. A hit and a served
+ * follower are counted here (hits, coalesced, and window_hits of either);
+ * a leader's and an uncached run's outcome by the caller, once it is known.
  */
 SfcOutcome
 CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result,
@@ -308,7 +313,7 @@ CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result,
 
 		if (serve_ready(key, hashcode, result, probe, &computing))
 		{
-			count_hit(shape, probe);
+			count_served(SFC_STAT_HITS, shape, probe);
 			return SFC_HIT;
 		}
 		CHECK_FOR_INTERRUPTS();
@@ -338,12 +343,11 @@ CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result,
 		{
 			waited = true;
 			start = GetCurrentTimestamp();
-			CacheStatsCount(SFC_STAT_COALESCED, shape);
 		}
 		switch (wait_for_leader(computing, key, start, result, probe, why))
 		{
 			case FOLLOW_SERVED:
-				count_hit(shape, probe);
+				count_served(SFC_STAT_COALESCED, shape, probe);
 				return SFC_FOLLOWER_HIT;
 			case FOLLOW_RUN_ALONE:
 				return SFC_RUN_UNCACHED;

@@ -82,8 +82,8 @@ sfcache_invalidate_0_1(PG_FUNCTION_ARGS)
 }
 
 /*
- * sfcache.stats: the global counters, bypasses, bytes and entries in use;
- * the first ncounters counters (0.1's set stops before window hits).
+ * A row of sfcache.stats_counters: the first ncounters global counters,
+ * then bypasses, bytes and entries in use, untracked shapes, reset time.
  */
 static Datum
 stats_row(FunctionCallInfo fcinfo, int ncounters)
@@ -109,18 +109,19 @@ stats_row(FunctionCallInfo fcinfo, int ncounters)
 	values[n++] = Int64GetDatum(totals.untracked);
 	values[n++] = TimestampTzGetDatum(totals.reset_at);
 	if (n != tupdesc->natts)
-		elog(ERROR, "sfcache.stats_counters() has %d columns, expected %d",
+		elog(ERROR, "sfcache.stats_counters() returns %d columns, not %d",
 			 tupdesc->natts, n);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }
 
+/* sfcache.stats of 0.3: the counters up to wait_timeouts. */
 Datum
 sfcache_stats_0_1(PG_FUNCTION_ARGS)
 {
-	return stats_row(fcinfo, SFC_STAT_WAIT_TIMEOUTS + 1);
+	return stats_row(fcinfo, SFC_NUM_COUNTERS_0_1);
 }
 
-/* 0.4: with window_hits */
+/* sfcache.stats: every counter, in SfcCounter's order. */
 Datum
 sfcache_stats_0_4(PG_FUNCTION_ARGS)
 {

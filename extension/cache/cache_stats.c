@@ -318,7 +318,6 @@ hll_estimate(const uint8 *reg)
 
 SFC_FUNCTION_INFO_V1(sfcache_bypass_counts_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_statements_0_1);
-SFC_FUNCTION_INFO_V1(sfcache_statements_0_4);
 SFC_FUNCTION_INFO_V1(sfcache_reset_0_1);
 
 /* The global counters, for sfcache.stats (cache_sql.c). */
@@ -345,6 +344,10 @@ sfcache_bypass_counts_0_1(PG_FUNCTION_ARGS)
 		Datum		values[2];
 		bool		nulls[2] = {0};
 
+		/* an outcome of its own (sfcache.stats' not_admitted) */
+		if (i == SFC_BYPASS_NOT_ADMITTED)
+			continue;
+
 		values[0] = CStringGetTextDatum(bypass_names[i]);
 		values[1] = Int64GetDatum(pg_atomic_read_u64(&stats->bypasses[i]));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -352,23 +355,28 @@ sfcache_bypass_counts_0_1(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/*
- * One row of sfcache.statements; the shape is a stable copy. with_window:
- * 0.4's window_hits column too.
- */
-static void
-put_shape_row(ReturnSetInfo *rsinfo, const Shape *s, bool with_window)
+/* A shape's executions: each ends in one outcome or one bypass. */
+static uint64
+shape_calls(const Shape *s)
 {
-	Datum		values[13];
-	bool		nulls[13] = {0};
+	return s->counters[SFC_STAT_HITS] + s->counters[SFC_STAT_COALESCED] +
+		s->counters[SFC_STAT_LEADER_EXECUTIONS] +
+		s->counters[SFC_STAT_NOT_ADMITTED] + s->bypasses;
+}
+
+/* One row of sfcache.statements as 0.3 defined it; the shape is a stable copy. */
+static void
+put_shape_row_0_1(ReturnSetInfo *rsinfo, const Shape *s)
+{
+	Datum		values[12];
+	bool		nulls[12] = {0};
 	int			n = 0;
 
 	values[n++] = ObjectIdGetDatum(s->key.dbid);
 	values[n++] = ObjectIdGetDatum(s->key.userid);
 	values[n++] = Int64GetDatum((int64) s->key.queryid);
 	values[n++] = CStringGetTextDatum(s->query);
-	values[n++] = Int64GetDatum(s->counters[SFC_STAT_HITS] +
-								s->counters[SFC_STAT_MISSES] + s->bypasses);
+	values[n++] = Int64GetDatum(shape_calls(s));
 	values[n++] = Int64GetDatum(s->counters[SFC_STAT_HITS]);
 	values[n++] = Int64GetDatum(s->counters[SFC_STAT_COALESCED]);
 	values[n++] = Int64GetDatum(s->counters[SFC_STAT_MISSES]);
@@ -379,13 +387,46 @@ put_shape_row(ReturnSetInfo *rsinfo, const Shape *s, bool with_window)
 	else
 		values[n++] = CStringGetTextDatum(bypass_names[s->last_bypass]);
 	values[n++] = Int64GetDatum(s->bytes_stored);
-	if (with_window)
-		values[n++] = Int64GetDatum(s->counters[SFC_STAT_WINDOW_HITS]);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-static Datum
-statement_rows(FunctionCallInfo fcinfo, bool with_window)
+/*
+ * One row of sfcache.statements: calls = hits + coalesced +
+ * leader_executions + not_admitted + bypasses; window_hits is a part of hits.
+ */
+static void
+put_shape_row(ReturnSetInfo *rsinfo, const Shape *s)
+{
+	Datum		values[15];
+	bool		nulls[15] = {0};
+	int			n = 0;
+
+	values[n++] = ObjectIdGetDatum(s->key.dbid);
+	values[n++] = ObjectIdGetDatum(s->key.userid);
+	values[n++] = Int64GetDatum((int64) s->key.queryid);
+	values[n++] = CStringGetTextDatum(s->query);
+	values[n++] = Int64GetDatum(shape_calls(s));
+	values[n++] = Int64GetDatum(s->counters[SFC_STAT_HITS]);
+	values[n++] = Int64GetDatum(s->counters[SFC_STAT_COALESCED]);
+	values[n++] = Int64GetDatum(s->counters[SFC_STAT_LEADER_EXECUTIONS]);
+	values[n++] = Int64GetDatum(s->counters[SFC_STAT_NOT_ADMITTED]);
+	values[n++] = Int64GetDatum(s->counters[SFC_STAT_WINDOW_HITS]);
+	values[n++] = Int64GetDatum(s->bypasses);
+	if (s->bypasses == 0)
+		nulls[n++] = true;
+	else
+		values[n++] = CStringGetTextDatum(bypass_names[s->last_bypass]);
+	values[n++] = Int64GetDatum(s->counters[SFC_STAT_STORES]);
+	values[n++] = Int64GetDatum(s->bytes_stored);
+	Assert(n == rsinfo->setDesc->natts);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+typedef void (*ShapeRowFn) (ReturnSetInfo *rsinfo, const Shape *s);
+
+/* Every shape the caller may see, through put_row. */
+static void
+put_shape_rows(FunctionCallInfo fcinfo, ShapeRowFn put_row)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	bool		all_roles = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
@@ -405,24 +446,26 @@ statement_rows(FunctionCallInfo fcinfo, bool with_window)
 		SpinLockAcquire(&s->mutex);
 		copy = *s;
 		SpinLockRelease(&s->mutex);
-		put_shape_row(rsinfo, &copy, with_window);
+		put_row(rsinfo, &copy);
 	}
 	for (int i = 0; i < SHAPE_PARTITIONS; i++)
 		LWLockRelease(&stats->locks[i].lock);
-	return (Datum) 0;
 }
+
+SFC_FUNCTION_INFO_V1(sfcache_statements_0_4);
 
 Datum
 sfcache_statements_0_1(PG_FUNCTION_ARGS)
 {
-	return statement_rows(fcinfo, false);
+	put_shape_rows(fcinfo, put_shape_row_0_1);
+	return (Datum) 0;
 }
 
-/* 0.4: with window_hits */
 Datum
 sfcache_statements_0_4(PG_FUNCTION_ARGS)
 {
-	return statement_rows(fcinfo, true);
+	put_shape_rows(fcinfo, put_shape_row);
+	return (Datum) 0;
 }
 
 /* The distinct keys column is computed here to keep put_shape_row short. */

@@ -23,8 +23,8 @@
  *	explain_get_index_name: whatif names its hypothetical indexes;
  *		otherwise the previous hook.
  *	ExecutorStart: advice (sampling asks for row counts before the plan
- *		starts), cache (notes the relations the statement writes), then the
- *		executor.
+ *		starts), cache (counts a client's SELECT that bypassed at planning,
+ *		notes the relations the statement writes), then the executor.
  *	ExecutorRun, ExecutorFinish: core (nesting level + 1 around them);
  *		ExecutorRun also lets the cache swap the receiver (cache_replay.c),
  *		decided again at each run of a portal.
@@ -194,6 +194,7 @@ static void
 sfc_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
 	AdviceExecutorStart(queryDesc, eflags);
+	CacheCountPlannedBypass(queryDesc->plannedstmt, eflags);
 	CacheExecutorStart(queryDesc, eflags);
 	if (prev_ExecutorStart)
 		prev_ExecutorStart(queryDesc, eflags);

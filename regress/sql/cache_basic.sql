@@ -37,12 +37,12 @@ SELECT sfcache.flush();
 SELECT entries FROM sfcache.stats;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 7;
 
--- Per statement shape: calls, hits, misses, distinct keys.
+-- Per statement shape: calls, hits, leader executions, distinct keys.
 SELECT sfcache.reset();
 SELECT title FROM course WHERE id = 1;
 SELECT title FROM course WHERE id = 1;
 SELECT title FROM course WHERE id = 2;
-SELECT query, calls, hits, misses, stores, bypasses, distinct_keys
+SELECT query, calls, hits, leader_executions, stores, bypasses, distinct_keys
 FROM sfcache.statements WHERE query LIKE 'SELECT title FROM course%';
 
 -- sfcache.cache = off bypasses, counted under "disabled".
@@ -80,7 +80,7 @@ SELECT v FROM t;
 SET search_path = memo_a;
 SELECT v FROM t;
 RESET search_path;
-SELECT calls, hits, misses, distinct_keys
+SELECT calls, hits, leader_executions, distinct_keys
 FROM sfcache.statements WHERE query = 'SELECT v FROM t' ORDER BY calls DESC;
 CREATE TABLE memo_a.ts (t timestamptz);
 INSERT INTO memo_a.ts VALUES ('2026-01-01 00:00:00+00');

@@ -67,6 +67,9 @@ EXPLAIN (COSTS OFF) SELECT topic FROM lesson WHERE id = 4;
 SELECT sfcache.include('lesson');
 EXPLAIN (COSTS OFF) SELECT topic FROM lesson WHERE id = 4;
 
+-- Bypasses count executions (cache_plan.c): a plain EXPLAIN shows the
+-- reason but runs nothing, so only the statements that ran are counted
+-- here (EXPLAIN ANALYZE, and the SELECTs that called sfcache functions).
 SELECT reason, statements FROM sfcache.bypass_counts() WHERE statements > 0 ORDER BY reason;
 
 -- bad arguments
