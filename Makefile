@@ -50,6 +50,7 @@ ADVICE_OBJS = \
 	extension/advice/advice_guc.o \
 	extension/advice/advice_hooks.o \
 	extension/advice/advice_merge.o \
+	extension/advice/advice_persist.o \
 	extension/advice/advice_qual.o \
 	extension/advice/advice_rules.o \
 	extension/advice/advice_search.o \
