@@ -247,7 +247,8 @@ CREATE VIEW sfcache.stats AS
 		(SELECT pg_catalog.jsonb_object_agg(b.reason, b.statements)
 		 FROM sfcache.bypass_counts() b WHERE b.statements > 0) AS bypass_reasons
 	FROM sfcache.stats_counters() s;
-COMMENT ON VIEW sfcache.stats IS 'result cache counters since the last sfcache.reset()';
+COMMENT ON VIEW sfcache.stats IS
+	'result cache counters of the whole cluster (every database: one shared cache) since the last sfcache.reset(); sfcache.statements has them per database';
 GRANT SELECT ON sfcache.stats TO PUBLIC;
 
 CREATE FUNCTION sfcache.statement_counters(
