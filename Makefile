@@ -149,13 +149,17 @@ $(BUS_OBJS): extension/cache/cache.h
 
 all: $(ADVISOR)
 
+# The advisor and its manual page ($(mandir) is pg_config --mandir).
 install: install-advisor
 install-advisor: $(ADVISOR) installdirs
 	$(INSTALL_PROGRAM) $(ADVISOR) '$(DESTDIR)$(bindir)/sfcache-advisor'
+	$(MKDIR_P) '$(DESTDIR)$(mandir)/man1'
+	$(INSTALL_DATA) $(srcdir)/advisor/sfcache-advisor.1 '$(DESTDIR)$(mandir)/man1/sfcache-advisor.1'
 
 uninstall: uninstall-advisor
 uninstall-advisor:
 	rm -f '$(DESTDIR)$(bindir)/sfcache-advisor'
+	rm -f '$(DESTDIR)$(mandir)/man1/sfcache-advisor.1'
 
 .PHONY: install-advisor uninstall-advisor lint test demo bench
 

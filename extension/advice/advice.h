@@ -142,8 +142,9 @@ typedef struct AdviceTableStats
 	Oid			relid;
 	int64		writes;
 	int64		invalidations;	/* committed transactions that wrote it */
-	TimestampTz first_seen;
-	TimestampTz last_write;
+	TimestampTz first_seen;		/* first write or invalidation */
+	TimestampTz last_write;		/* 0: none seen */
+	TimestampTz last_invalidation;	/* 0: none seen */
 } AdviceTableStats;
 
 /* One statement re-planned for the advice. */

@@ -357,12 +357,16 @@ void
 AdviceStoreInvalidation(Oid relid)
 {
 	AdviceTableEntry *e;
+	TimestampTz now = GetCurrentTimestamp();
 
 	if (advice_tables == NULL || !advice_enabled)
 		return;
 	LWLockAcquire(advice_table_lock, LW_EXCLUSIVE);
-	if ((e = advice_table_entry(relid, GetCurrentTimestamp())) != NULL)
+	if ((e = advice_table_entry(relid, now)) != NULL)
+	{
 		e->stats.invalidations++;
+		e->stats.last_invalidation = now;
+	}
 	LWLockRelease(advice_table_lock);
 }
 
