@@ -53,6 +53,7 @@ ADVICE_OBJS = \
 	extension/advice/advice_guc.o \
 	extension/advice/advice_hooks.o \
 	extension/advice/advice_merge.o \
+	extension/advice/advice_persist.o \
 	extension/advice/advice_qual.o \
 	extension/advice/advice_rules.o \
 	extension/advice/advice_search.o \
@@ -152,13 +153,17 @@ $(BUS_OBJS): extension/cache/cache.h
 
 all: $(ADVISOR)
 
+# The advisor and its manual page ($(mandir) is pg_config --mandir).
 install: install-advisor
 install-advisor: $(ADVISOR) installdirs
 	$(INSTALL_PROGRAM) $(ADVISOR) '$(DESTDIR)$(bindir)/sfcache-advisor'
+	$(MKDIR_P) '$(DESTDIR)$(mandir)/man1'
+	$(INSTALL_DATA) $(srcdir)/advisor/sfcache-advisor.1 '$(DESTDIR)$(mandir)/man1/sfcache-advisor.1'
 
 uninstall: uninstall-advisor
 uninstall-advisor:
 	rm -f '$(DESTDIR)$(bindir)/sfcache-advisor'
+	rm -f '$(DESTDIR)$(mandir)/man1/sfcache-advisor.1'
 
 .PHONY: install-advisor uninstall-advisor lint test demo bench
 

@@ -17,11 +17,21 @@
 #include "libpq-fe.h"
 #include "pqexpbuffer.h"
 
-/* Exit codes a deploy script can act on. */
-#define ADVISOR_EXIT_NOTHING		0	/* nothing to suggest */
-#define ADVISOR_EXIT_SUGGESTED		1	/* suggestions written */
-#define ADVISOR_EXIT_USAGE			2	/* usage, connection or SQL error */
-#define ADVISOR_EXIT_EXTENSION		3	/* extension missing or mismatched */
+/*
+ * Exit codes a deploy script can act on (--help and sfcache-advisor.1 list
+ * them): 0 whenever the advisor did its job, with or without suggestions;
+ * 1 only with --check, as "git diff --exit-code".
+ */
+#define ADVISOR_EXIT_OK				0	/* done */
+#define ADVISOR_EXIT_CHECK			1	/* --check: there is something to
+										 * suggest */
+#define ADVISOR_EXIT_USAGE			2	/* bad command line */
+#define ADVISOR_EXIT_EXTENSION		3	/* extension missing or of another
+										 * version */
+#define ADVISOR_EXIT_CONNECT		4	/* could not connect */
+#define ADVISOR_EXIT_FAILED			5	/* a query failed (privileges), the
+										 * output could not be written,
+										 * --apply failed, or Ctrl-C */
 
 /* The longest index name PostgreSQL keeps (NAMEDATALEN - 1). */
 #define ADVISOR_MAX_NAME			63
@@ -64,6 +74,7 @@ typedef struct AdvisorOptions
 	int			replace_owned;	/* --replace-owned: Django's indexes too */
 	int			no_cache_settings;	/* --no-cache-settings (or --no-ttl) */
 	int			apply;
+	int			check;			/* --check: exit 1 if anything is suggested */
 	int			quiet;
 } AdvisorOptions;
 
@@ -219,10 +230,12 @@ typedef struct Workload
  */
 
 /* connect.c */
-extern PGconn *advisor_connect(const ConnectOptions *opts);
+extern PGconn *advisor_connect(const ConnectOptions *opts, int *status);
 extern void advisor_disconnect(PGconn *conn);
 extern int	advisor_check_extension(PGconn *conn, char **version);
 extern void advisor_query_error(PGconn *conn, const char *what, const char *sql);
+extern void advisor_result_error(PGconn *conn, const PGresult *res,
+								 const char *what, const char *sql);
 
 /* options.c */
 extern int	advisor_parse_options(int argc, char **argv, AdvisorOptions *opts);
@@ -294,6 +307,6 @@ extern void emit_json(FILE *out, PGconn *conn, const Workload *w, const AdvisorO
 
 /* apply.c */
 extern bool apply_lock(PGconn *conn, int quiet);
-extern int	apply_migration(PGconn *conn, const Workload *w, const AdvisorOptions *opts);
+extern bool apply_migration(PGconn *conn, const Workload *w, const AdvisorOptions *opts);
 
 #endif							/* SFCACHE_ADVISOR_H */

@@ -96,10 +96,10 @@ apply_one(PGconn *conn, const char *sql, int quiet)
 }
 
 /*
- * Run the up statements of every chosen index in order. Returns the exit
- * code: ADVISOR_EXIT_USAGE at the first failure (the rest is not run).
+ * Run the up statements of every chosen index in order. False at the first
+ * failure (logged; the rest is not run).
  */
-int
+bool
 apply_migration(PGconn *conn, const Workload *w, const AdvisorOptions *opts)
 {
 	int			i;
@@ -121,5 +121,5 @@ apply_migration(PGconn *conn, const Workload *w, const AdvisorOptions *opts)
 	if (query_bool(conn, "release the advisory lock of --apply",
 				   "SELECT pg_catalog.pg_advisory_unlock(" ADVISOR_LOCK_KEY ")") < 0)
 		ok = 0;
-	return ok ? ADVISOR_EXIT_SUGGESTED : ADVISOR_EXIT_USAGE;
+	return ok;
 }

@@ -68,10 +68,11 @@ prompt_password(const char *user)
  * Open a connection, prompting for a password as psql does: first if -W,
  * again if the server asks for one and -w was not given. Values given as
  * options override those of the conninfo string, which overrides PG*
- * variables. Returns NULL (the reason logged) on failure.
+ * variables. Returns NULL (the reason logged) on failure, with the exit
+ * code in *status.
  */
 PGconn *
-advisor_connect(const ConnectOptions *opts)
+advisor_connect(const ConnectOptions *opts, int *status)
 {
 	char	   *password = NULL;
 	PGconn	   *conn;
@@ -98,6 +99,7 @@ advisor_connect(const ConnectOptions *opts)
 			opts->prompt_password == TRI_NO)
 			pg_log_error_hint("The server asks for a password and --no-password was given; use ~/.pgpass, PGPASSWORD or -W.");
 		PQfinish(conn);
+		*status = ADVISOR_EXIT_CONNECT;
 		return NULL;
 	}
 	SetCancelConn(conn);
@@ -110,6 +112,7 @@ advisor_connect(const ConnectOptions *opts)
 	if (!ok)
 	{
 		advisor_disconnect(conn);
+		*status = ADVISOR_EXIT_FAILED;
 		return NULL;
 	}
 	return conn;
@@ -132,11 +135,27 @@ advisor_query_error(PGconn *conn, const char *what, const char *sql)
 }
 
 /*
+ * The same for a failed result; a privilege error gets a hint (the role
+ * lacks a grant on the extension's objects).
+ */
+void
+advisor_result_error(PGconn *conn, const PGresult *res, const char *what,
+					 const char *sql)
+{
+	const char *state = PQresultErrorField(res, PG_DIAG_SQLSTATE);
+
+	advisor_query_error(conn, what, sql);
+	if (state != NULL && strcmp(state, "42501") == 0)
+		pg_log_error_hint("Role \"%s\" lacks a privilege on sfcache's objects: the advisor needs USAGE on schema sfcache, SELECT on its views and EXECUTE on sfcache.index_advice_search(), which sfcache grants to PUBLIC unless they were revoked.",
+						  PQuser(conn));
+}
+
+/*
  * Check that sfcache is installed in this database at the advisor's own
  * version, and that the loaded library agrees. Returns 0 and the version
  * (malloc'd) in *version, or the exit code with the reason logged:
  * ADVISOR_EXIT_EXTENSION for a missing or mismatched extension,
- * ADVISOR_EXIT_USAGE when the catalog cannot be read.
+ * ADVISOR_EXIT_FAILED when the catalog cannot be read.
  */
 int
 advisor_check_extension(PGconn *conn, char **version)
@@ -149,7 +168,7 @@ advisor_check_extension(PGconn *conn, char **version)
 	if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
 		advisor_query_error(conn, "read pg_catalog.pg_extension", extension_sql);
-		status = ADVISOR_EXIT_USAGE;
+		status = ADVISOR_EXIT_FAILED;
 	}
 	else if (PQntuples(res) == 0)
 	{
@@ -171,7 +190,15 @@ advisor_check_extension(PGconn *conn, char **version)
 		return status;
 
 	res = PQexec(conn, library_sql);
-	if (PQresultStatus(res) != PGRES_TUPLES_OK)
+	if (PQresultStatus(res) != PGRES_TUPLES_OK &&
+		PQresultErrorField(res, PG_DIAG_SQLSTATE) != NULL &&
+		strcmp(PQresultErrorField(res, PG_DIAG_SQLSTATE), "42501") == 0)
+	{
+		/* a privilege missing, not a broken library */
+		advisor_result_error(conn, res, "call sfcache.version()", library_sql);
+		status = ADVISOR_EXIT_FAILED;
+	}
+	else if (PQresultStatus(res) != PGRES_TUPLES_OK)
 	{
 		pg_log_error("the sfcache library is not usable: %s", PQerrorMessage(conn));
 		pg_log_error_detail("Query was: %s", library_sql);

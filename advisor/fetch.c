@@ -74,7 +74,7 @@ advisor_query(PGconn *conn, const char *what, const char *sql, int nparams,
 	if (PQresultStatus(res) != PGRES_TUPLES_OK &&
 		PQresultStatus(res) != PGRES_COMMAND_OK)
 	{
-		advisor_query_error(conn, what, sql);
+		advisor_result_error(conn, res, what, sql);
 		PQclear(res);
 		return NULL;
 	}

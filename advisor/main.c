@@ -7,7 +7,8 @@
  *
  * This is the one place that exits (and closes the connection): every step
  * logs its own failure (common/logging.h) and returns, and main() exits
- * with the documented code. Ctrl-C cancels the running query
+ * with the documented code (advisor.h): 0 when it did its job, with or
+ * without suggestions, 1 with --check when there is something to suggest. Ctrl-C cancels the running query
  * (fe_utils/cancel.h), which then fails as any query does.
  *
  *-------------------------------------------------------------------------
@@ -101,6 +102,31 @@ summary(const Workload *w, const AdvisorOptions *opts)
 					cache_settings_count(w), cache_settings_count(w) == 1 ? "" : "s", counts);
 }
 
+/*
+ * Warn when the role cannot see other roles' recorded statements (the
+ * extension shows them only to members of pg_read_all_stats): the advice
+ * then covers its own statements only. False if the check failed (logged).
+ */
+static bool
+warn_hidden_roles(PGconn *conn)
+{
+	PGresult   *res = advisor_query(conn, "check membership in pg_read_all_stats",
+									"SELECT pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE'), CURRENT_USER",
+									0, NULL);
+
+	if (res == NULL)
+		return false;
+	if (PQgetvalue(res, 0, 0)[0] != 't')
+	{
+		pg_log_warning("role \"%s\" sees only its own statements: other roles' recorded statements are left out of the advice",
+					   PQgetvalue(res, 0, 1));
+		pg_log_warning_hint("Grant it pg_read_all_stats (GRANT pg_read_all_stats TO %s), or run the advisor as a member of pg_read_all_stats, to advise on every role's statements.",
+							PQgetvalue(res, 0, 1));
+	}
+	PQclear(res);
+	return true;
+}
+
 /* false (and a message) once Ctrl-C was pressed. */
 static bool
 not_canceled(void)
@@ -123,32 +149,36 @@ run(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 	int			status;
 
 	if (opts->apply && !apply_lock(conn, opts->quiet))
-		return ADVISOR_EXIT_USAGE;
+		return ADVISOR_EXIT_FAILED;
+	if (!warn_hidden_roles(conn))
+		return ADVISOR_EXIT_FAILED;
 	/* cache_settings.c and owners.c use fetch.c, not the reverse: read here */
 	if (!fetch_workload(conn, opts, w) || !owners_read(conn, w) ||
 		(!opts->no_cache_settings && !cache_settings_fetch(conn, opts, w)) ||
 		!not_canceled())
-		return ADVISOR_EXIT_USAGE;
+		return ADVISOR_EXIT_FAILED;
 	consolidate(w, opts);
 	if (!name_indexes(conn, w) || !fetch_column_stats(conn, w) ||
 		(opts->format == FORMAT_DJANGO && !django_prepare(conn, opts, w)) ||
 		!not_canceled())
-		return ADVISOR_EXIT_USAGE;
+		return ADVISOR_EXIT_FAILED;
 
 	if ((out = open_output(w, opts, &path)) == NULL)
 	{
 		free(path);
-		return ADVISOR_EXIT_USAGE;
+		return ADVISOR_EXIT_FAILED;
 	}
 	emit(out, conn, w, opts);
 	ok = close_output(out, path) && !advisor_quoting_failed;
 	free(path);
 	if (!ok || !not_canceled())
-		return ADVISOR_EXIT_USAGE;
+		return ADVISOR_EXIT_FAILED;
 	summary(w, opts);
-	status = w->nchosen + cache_settings_count(w) > 0 ? ADVISOR_EXIT_SUGGESTED : ADVISOR_EXIT_NOTHING;
-	if (opts->apply && apply_migration(conn, w, opts) == ADVISOR_EXIT_USAGE)
-		status = ADVISOR_EXIT_USAGE;
+	status = ADVISOR_EXIT_OK;
+	if (opts->check && w->nchosen + cache_settings_count(w) > 0)
+		status = ADVISOR_EXIT_CHECK;
+	if (opts->apply && !apply_migration(conn, w, opts))
+		status = ADVISOR_EXIT_FAILED;
 	return status;
 }
 
@@ -168,9 +198,8 @@ main(int argc, char **argv)
 	}
 	setup_cancel_handler(NULL);
 
-	if ((conn = advisor_connect(&opts.conn)) == NULL)
-		status = ADVISOR_EXIT_USAGE;
-	else if ((status = advisor_check_extension(conn, &w.ext_version)) == 0)
+	conn = advisor_connect(&opts.conn, &status);
+	if (conn != NULL && (status = advisor_check_extension(conn, &w.ext_version)) == 0)
 	{
 		w.dbname = pg_strdup(PQdb(conn));
 		w.generated_at = utc_now();

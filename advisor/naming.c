@@ -1,18 +1,20 @@
 /*-------------------------------------------------------------------------
  *
  * naming.c
- *		Readable, deterministic index names: <table>_<cols>_<gin|idx>, in
- *		lower-case ASCII letters, digits and single underscores, within 63
- *		bytes. A name already used by a relation of the schema (or by an
- *		earlier suggestion) gets a number after its suffix, as PostgreSQL's
- *		own ChooseRelationName does ("t_a_idx1"), so "IF NOT EXISTS" can
- *		never skip an index because something else has its name.
+ *		The index names the advisor writes: the names sfcache.index_advice
+ *		gives (the extension is the one source of truth: advice_rules.c
+ *		composes them, advice_sql.c makes them unique among the rows and
+ *		free among the relations of the schema), so that the view and the
+ *		migration agree. Consolidation never changes a chosen suggestion's
+ *		definition, so its name still fits it. Only if the name was taken
+ *		since the view was read (or by an earlier suggestion) does the
+ *		advisor add "_2", "_3", ... as the extension does, cut to 63 bytes,
+ *		so "IF NOT EXISTS" can never skip an index because something else
+ *		has its name.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres_fe.h"
-
-#include <ctype.h>
 
 #include "advisor.h"
 
@@ -20,55 +22,6 @@ static const char *const taken_sql =
 "SELECT 1 FROM pg_catalog.pg_class c\n"
 "JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace\n"
 "WHERE n.nspname = $1 AND c.relname = $2";
-
-/* Append text as a name part: [a-z0-9] runs joined by one '_', up to "::". */
-static void
-append_part(PQExpBuffer name, const char *text)
-{
-	const char *p;
-	int			sep = 1;
-
-	for (p = text; *p; p++)
-	{
-		unsigned char ch = (unsigned char) *p;
-
-		if (strncmp(p, "::", 2) == 0)
-			break;
-		if (ch < 0x80 && isalnum(ch))
-		{
-			if (sep && name->len > 0 && name->data[name->len - 1] != '_')
-				appendPQExpBufferChar(name, '_');
-			appendPQExpBufferChar(name, (char) tolower(ch));
-			sep = 0;
-		}
-		else
-			sep = 1;
-	}
-}
-
-/* <table>_<cols> for suggestion a, not yet cut. */
-static char *
-base_name(const Advice *a)
-{
-	PQExpBufferData b;
-	int			i;
-
-	initPQExpBuffer(&b);
-	append_part(&b, a->table);
-	if (b.len == 0)
-		appendPQExpBufferStr(&b, "t");
-	for (i = 0; i < a->def.keys.n; i++)
-	{
-		char	   *col = key_unquote(a->def.keys.items[i]);
-
-		appendPQExpBufferChar(&b, '_');
-		append_part(&b, col);
-		free(col);
-	}
-	while (b.len > 0 && b.data[b.len - 1] == '_')
-		b.data[--b.len] = '\0';
-	return b.data;
-}
 
 /* 1 if name is taken in schema, 0 if free, -1 on failure (logged). */
 static int
@@ -94,23 +47,17 @@ name_taken(PGconn *conn, const Workload *w, const char *schema, const char *name
 	return taken;
 }
 
-/* base, cut so that "_<suffix><n>" fits in ADVISOR_MAX_NAME bytes. */
+/* base, or base_<n> cut so that it fits in ADVISOR_MAX_NAME bytes. */
 static char *
-compose(const char *base, const char *suffix, int n)
+compose(const char *base, int n)
 {
 	char		tail[32];
-	int			room;
 	int			len = (int) strlen(base);
 
-	if (n > 0)
-		snprintf(tail, sizeof(tail), "_%s%d", suffix, n);
-	else
-		snprintf(tail, sizeof(tail), "_%s", suffix);
-	room = ADVISOR_MAX_NAME - (int) strlen(tail);
-	if (len > room)
-		len = room;
-	while (len > 0 && base[len - 1] == '_')
-		len--;
+	if (n < 2)
+		return psprintf("%.*s", Min(len, ADVISOR_MAX_NAME), base);
+	snprintf(tail, sizeof(tail), "_%d", n);
+	len = Min(len, ADVISOR_MAX_NAME - (int) strlen(tail));
 	return psprintf("%.*s%s", len, base, tail);
 }
 
@@ -125,21 +72,17 @@ name_indexes(PGconn *conn, Workload *w)
 	for (i = 0; i < w->nadvice; i++)
 	{
 		Advice	   *a = &w->advice[i];
-		const char *suffix = strcmp(a->def.am, "gin") == 0 ? "gin" : "idx";
-		char	   *base;
 		char	   *name;
 
 		if (!a->chosen)
 			continue;
-		base = base_name(a);
-		for (n = 0;; n++)
+		for (n = 1;; n++)
 		{
-			name = compose(base, suffix, n);
+			name = compose(a->ext_name, n);
 			if ((taken = name_taken(conn, w, a->schema, name)) != 1)
 				break;
 			free(name);
 		}
-		free(base);
 		if (taken < 0)
 		{
 			free(name);

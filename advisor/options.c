@@ -30,7 +30,8 @@ enum
 	OPT_REPLACE,
 	OPT_REPLACE_OWNED,
 	OPT_NO_CACHE_SETTINGS,
-	OPT_APPLY
+	OPT_APPLY,
+	OPT_CHECK
 };
 
 /*
@@ -77,12 +78,21 @@ usage(void)
 		   "                           SCHEMA.TABLE, * and ? wildcards; repeatable)\n\n"
 		   "Other options:\n"
 		   "      --apply              also create the indexes now, one at a time\n"
+		   "      --check              exit with status 1 if there is anything to\n"
+		   "                           suggest (as git diff --exit-code)\n"
 		   "  -q, --quiet              no progress or summary on standard error\n"
 		   "  -V, --version            print the version and exit\n"
 		   "  -?, --help               show this help and exit\n\n"
 		   "PG* environment variables and ~/.pgpass are used as in psql.\n\n"
-		   "Exit status: 0 nothing to suggest, 1 suggestions written,\n"
-		   "2 usage, connection or SQL error, 3 sfcache missing or of another version.\n");
+		   "Exit status:\n"
+		   "  0  done: the output was written, with or without suggestions\n"
+		   "  1  --check only: there is something to suggest\n"
+		   "  2  bad command line\n"
+		   "  3  sfcache is not installed in the database, or is of another version\n"
+		   "  4  could not connect\n"
+		   "  5  a query failed (a privilege missing, for one), the output could not\n"
+		   "     be written, --apply failed, or Ctrl-C\n\n"
+		   "See the sfcache-advisor(1) manual page.\n");
 }
 
 /* Where to look: after any usage error. */
@@ -279,6 +289,9 @@ parse_one(AdvisorOptions *opts, int c, const char *arg)
 		case OPT_APPLY:
 			opts->apply = 1;
 			break;
+		case OPT_CHECK:
+			opts->check = 1;
+			break;
 		case 'V':
 			printf("sfcache-advisor %s\n", SFCACHE_VERSION);
 			parse_status = 0;
@@ -322,6 +335,7 @@ advisor_parse_options(int argc, char **argv, AdvisorOptions *opts)
 		/* the name before 0.3, when TTLs were recommended: hidden */
 		{"no-ttl", no_argument, NULL, OPT_NO_CACHE_SETTINGS},
 		{"apply", no_argument, NULL, OPT_APPLY},
+		{"check", no_argument, NULL, OPT_CHECK},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, '?'},
 		{NULL, 0, NULL, 0}

@@ -248,7 +248,8 @@ CREATE VIEW sfcache.stats AS
 		(SELECT pg_catalog.jsonb_object_agg(b.reason, b.statements)
 		 FROM sfcache.bypass_counts() b WHERE b.statements > 0) AS bypass_reasons
 	FROM sfcache.stats_counters() s;
-COMMENT ON VIEW sfcache.stats IS 'result cache counters since the last sfcache.reset()';
+COMMENT ON VIEW sfcache.stats IS
+	'result cache counters of the whole cluster (every database: one shared cache) since the last sfcache.reset(); sfcache.statements has them per database';
 GRANT SELECT ON sfcache.stats TO PUBLIC;
 
 CREATE FUNCTION sfcache.statement_counters(
@@ -347,11 +348,12 @@ AS 'MODULE_PATHNAME', 'sfcache_index_advice_0_1';
 
 CREATE FUNCTION sfcache.table_activity_raw(
 	OUT relid oid, OUT writes bigint, OUT first_seen timestamptz,
-	OUT last_write timestamptz, OUT invalidations bigint)
+	OUT last_write timestamptz, OUT invalidations bigint,
+	OUT last_invalidation timestamptz)
 RETURNS SETOF record
 LANGUAGE C STRICT VOLATILE
 SET search_path = pg_catalog
-AS 'MODULE_PATHNAME', 'sfcache_table_activity_0_1';
+AS 'MODULE_PATHNAME', 'sfcache_table_activity_0_4';
 
 CREATE FUNCTION sfcache.advice_reset()
 RETURNS void
@@ -387,20 +389,23 @@ FROM sfcache.index_advice_raw() a
 JOIN pg_catalog.pg_class c ON c.oid = a.relid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace;
 
--- Writes per table of this database, for the advisor's cache settings: writes
--- are statements, invalidations the committed transactions that wrote the
--- table (each one invalidates the cached results that read it).
+-- Writes per table, partitioned table and materialized view of this
+-- database, for the advisor's cache settings: writes are statements,
+-- invalidations the committed transactions that wrote the table (each one
+-- invalidates the cached results that read it). A rate is shown only for
+-- sustained traffic: writes (invalidations) seen at least a minute apart;
+-- a table loaded once has none. last_write is NULL if never written.
 CREATE VIEW sfcache.table_activity AS
 SELECT n.nspname AS schemaname, c.relname AS tablename, t.writes,
 	t.invalidations, t.first_seen, t.last_write,
-	t.writes / GREATEST(
-		extract(epoch FROM pg_catalog.now() - t.first_seen) / 60, 1)::float8
-		AS writes_per_minute,
-	t.invalidations / GREATEST(
-		extract(epoch FROM pg_catalog.now() - t.first_seen) / 60, 1)::float8
-		AS invalidations_per_minute
+	CASE WHEN t.last_write >= t.first_seen + interval '1 minute' THEN
+		t.writes / (extract(epoch FROM pg_catalog.now() - t.first_seen) / 60)::float8
+	END AS writes_per_minute,
+	CASE WHEN t.last_invalidation >= t.first_seen + interval '1 minute' THEN
+		t.invalidations / (extract(epoch FROM pg_catalog.now() - t.first_seen) / 60)::float8
+	END AS invalidations_per_minute
 FROM sfcache.table_activity_raw() t
-JOIN pg_catalog.pg_class c ON c.oid = t.relid
+JOIN pg_catalog.pg_class c ON c.oid = t.relid AND c.relkind IN ('r', 'p', 'm')
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace;
 
 GRANT SELECT ON sfcache.advice_quals, sfcache.index_advice,

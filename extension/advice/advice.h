@@ -15,6 +15,8 @@
  *	advice_qual.c	classification of one qual (column or expression,
  *					operator, kind)
  *	advice_store.c	the shared-memory record (quals, statements, tables)
+ *	advice_persist.c the record's file: written at clean shutdown, read at
+ *					start (pg_stat/sfcache_advice.stat)
  *	advice_build.c	candidate indexes from a re-planned statement
  *	advice_rules.c	the suggestion rules (column order, opclass, partial)
  *	advice_existing.c what the table's existing indexes already serve
@@ -78,6 +80,13 @@ typedef struct AdviceQual
 								 * TRUE) */
 } AdviceQual;
 
+/*
+ * advice_persist.c saves the record's entries (AdviceQualKey,
+ * AdviceQualStats, advice_store.c's entry structs) byte for byte: change
+ * ADVICE_FILE_FORMAT (advice_persist.c) with any of their fields. A file
+ * whose entry sizes differ is refused anyway.
+ */
+
 /* The shared-memory key of a recorded qual. */
 typedef struct AdviceQualKey
 {
@@ -136,8 +145,9 @@ typedef struct AdviceTableStats
 	Oid			relid;
 	int64		writes;
 	int64		invalidations;	/* committed transactions that wrote it */
-	TimestampTz first_seen;
-	TimestampTz last_write;
+	TimestampTz first_seen;		/* first write or invalidation */
+	TimestampTz last_write;		/* 0: none seen */
+	TimestampTz last_invalidation;	/* 0: none seen */
 } AdviceTableStats;
 
 /* One statement re-planned for the advice. */
@@ -284,5 +294,23 @@ extern List *AdviceCopyStatements(void);
 extern List *AdviceCopyTables(void);
 extern void AdviceReset(void);
 extern bool AdviceMaySeeRole(Oid userid);
+
+/* The three tables of the record, as advice_persist.c saves them. */
+typedef enum AdviceRecordKind
+{
+	ADVICE_RECORD_QUALS = 0,
+	ADVICE_RECORD_STATEMENTS,
+	ADVICE_RECORD_TABLES
+} AdviceRecordKind;
+#define ADVICE_RECORD_KINDS 3
+
+typedef bool (*AdviceEntryFn) (AdviceRecordKind kind, const void *entry,
+							   void *arg);
+extern Size AdviceStoreEntrySize(AdviceRecordKind kind);
+extern bool AdviceStoreForEach(AdviceEntryFn fn, void *arg);
+extern bool AdviceStoreRestore(AdviceRecordKind kind, const void *saved);
+
+/* advice_persist.c */
+extern const SfcShmemPart AdvicePersistShmemPart;
 
 #endif							/* SFCACHE_ADVICE_H */

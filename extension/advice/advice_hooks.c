@@ -51,6 +51,8 @@ AdviceInit(void)
 	/* statements are recorded by query id */
 	EnableQueryId();
 	SfcShmemRegister(&AdviceShmemPart);
+	/* after the record's part: its init reads the file into the record */
+	SfcShmemRegister(&AdvicePersistShmemPart);
 	CacheRegisterInvalidationCallback(AdviceStoreInvalidation);
 }
 

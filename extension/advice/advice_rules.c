@@ -396,7 +396,7 @@ AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c)
 	return result;
 }
 
-/* Append the part of an index name that names key q. */
+/* Append a part of an index name: its ASCII letters and digits, lower-cased, in runs joined by "_". */
 static void
 advice_name_part(StringInfo name, const char *text)
 {
@@ -405,11 +405,11 @@ advice_name_part(StringInfo name, const char *text)
 
 	for (p = text; *p; p++)
 	{
-		if (isalnum((unsigned char) *p))
+		if (IS_HIGHBIT_SET(*p) == 0 && isalnum((unsigned char) *p))
 		{
 			if (sep && name->len > 0)
 				appendStringInfoChar(name, '_');
-			appendStringInfoChar(name, *p);
+			appendStringInfoChar(name, pg_ascii_tolower((unsigned char) *p));
 			sep = false;
 		}
 		else if (strncmp(p, "::", 2) == 0)
@@ -417,6 +417,22 @@ advice_name_part(StringInfo name, const char *text)
 		else
 			sep = true;
 	}
+}
+
+/*
+ * Append "_<suffix>", first cutting name so that the whole fits in
+ * NAMEDATALEN - 1 bytes (the suffix says what the index is: keep it).
+ */
+static void
+advice_name_cut(StringInfo name, const char *suffix)
+{
+	int			room = NAMEDATALEN - 2 - (int) strlen(suffix);
+
+	if (name->len > room)
+		name->data[name->len = room] = '\0';
+	while (name->len > 0 && name->data[name->len - 1] == '_')
+		name->data[--name->len] = '\0';
+	advice_name_part(name, suffix);
 }
 
 /* The SQL of key column q: a quoted column name or a parenthesised expression. */
@@ -460,9 +476,7 @@ AdviceCandidateDdl(AdviceCandidate *c)
 	advice_name_part(&name, relname);
 	foreach(lc, c->keys)
 		advice_name_part(&name, AdviceKeyText(((AdviceQual *) lfirst(lc))->key, 1, c->relid));
-	advice_name_part(&name, c->gin ? "gin_idx" : (c->pred ? "partial_idx" : "idx"));
-	if (name.len >= NAMEDATALEN)
-		name.data[NAMEDATALEN - 1] = '\0';
+	advice_name_cut(&name, c->gin ? "gin_idx" : (c->pred ? "partial_idx" : "idx"));
 	c->name = name.data;
 
 	initStringInfo(&ddl);

@@ -26,6 +26,7 @@
 #include "utils/array.h"
 #include "nodes/value.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
 #include "advice/advice.h"
@@ -35,6 +36,7 @@ SFC_FUNCTION_INFO_V1(sfcache_index_advice_0_3);
 SFC_FUNCTION_INFO_V1(sfcache_index_advice_work_0_3);
 SFC_FUNCTION_INFO_V1(sfcache_advice_quals_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_table_activity_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_table_activity_0_4);
 SFC_FUNCTION_INFO_V1(sfcache_advice_reset_0_1);
 
 #define ADVICE_EVIDENCE_QUERYIDS 8
@@ -169,7 +171,21 @@ advice_put_candidate(ReturnSetInfo *rsinfo, AdviceContext *ctx, AdviceCandidate 
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-/* Give c the name base, or base_2, base_3, ... if taken by one of names. */
+/*
+ * Is name taken: by one of names (the rows before), or by a relation of
+ * c's schema (CREATE INDEX ... IF NOT EXISTS would skip the index)?
+ */
+static bool
+advice_name_taken(AdviceCandidate *c, List *names, char *name)
+{
+	return list_member(names, makeString(name)) ||
+		OidIsValid(get_relname_relid(name, get_rel_namespace(c->relid)));
+}
+
+/*
+ * Give c the name base, or base_2, base_3, ... if taken. The one source
+ * of the names sfcache-advisor writes (advisor/naming.c).
+ */
 static void
 advice_unique_name(AdviceCandidate *c, List **names)
 {
@@ -178,7 +194,7 @@ advice_unique_name(AdviceCandidate *c, List **names)
 	const char *old_quoted = quote_identifier(base);
 	int			i = 1;
 
-	while (list_member(*names, makeString(name)))
+	while (advice_name_taken(c, *names, name))
 	{
 		char		suffix[16];
 		int			len;
@@ -321,7 +337,10 @@ sfcache_advice_quals_0_1(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* Writes per table of this database, as counted by the hooks. */
+/*
+ * Writes per table of this database, as counted by the hooks: 0.1's
+ * columns (for a session still using 0.1's SQL objects).
+ */
 Datum
 sfcache_table_activity_0_1(PG_FUNCTION_ARGS)
 {
@@ -351,4 +370,35 @@ sfcache_advice_reset_0_1(PG_FUNCTION_ARGS)
 {
 	AdviceReset();
 	PG_RETURN_VOID();
+}
+
+/*
+ * 0.4: the same, with the time of the last invalidation, and NULL for a
+ * time never seen (the view computes a rate only from writes spread over
+ * a minute or more).
+ */
+Datum
+sfcache_table_activity_0_4(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	ListCell   *lc;
+
+	InitMaterializedSRF(fcinfo, 0);
+	foreach(lc, AdviceCopyTables())
+	{
+		AdviceTableStats *t = lfirst(lc);
+		Datum		values[6];
+		bool		nulls[6] = {false, false, false, false, false, false};
+
+		values[0] = ObjectIdGetDatum(t->relid);
+		values[1] = Int64GetDatum(t->writes);
+		values[2] = TimestampTzGetDatum(t->first_seen);
+		values[3] = TimestampTzGetDatum(t->last_write);
+		nulls[3] = t->last_write == 0;
+		values[4] = Int64GetDatum(t->invalidations);
+		values[5] = TimestampTzGetDatum(t->last_invalidation);
+		nulls[5] = t->last_invalidation == 0;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
 }

@@ -25,6 +25,9 @@
  * Lookups and updates take the lock exclusively (only sampled statements
  * and writes come here); copying out for the views takes it shared.
  * Evicting is done under the exclusive lock by the backend that needs room.
+ * AdviceStoreForEach and AdviceStoreRestore take no lock: advice_persist.c
+ * calls them in the postmaster, before any backend starts and after every
+ * one has exited.
  *
  *-------------------------------------------------------------------------
  */
@@ -354,12 +357,16 @@ void
 AdviceStoreInvalidation(Oid relid)
 {
 	AdviceTableEntry *e;
+	TimestampTz now = GetCurrentTimestamp();
 
 	if (advice_tables == NULL || !advice_enabled)
 		return;
 	LWLockAcquire(advice_table_lock, LW_EXCLUSIVE);
-	if ((e = advice_table_entry(relid, GetCurrentTimestamp())) != NULL)
+	if ((e = advice_table_entry(relid, now)) != NULL)
+	{
 		e->stats.invalidations++;
+		e->stats.last_invalidation = now;
+	}
 	LWLockRelease(advice_table_lock);
 }
 
@@ -485,4 +492,89 @@ AdviceReset(void)
 	LWLockAcquire(advice_table_lock, LW_EXCLUSIVE);
 	advice_clear(advice_tables);
 	LWLockRelease(advice_table_lock);
+}
+
+/* ---- saving and restoring the record (advice_persist.c) ---- */
+
+static HTAB *
+advice_table_of(AdviceRecordKind kind, long *max)
+{
+	*max = kind == ADVICE_RECORD_QUALS ? advice_max : advice_small_max();
+	switch (kind)
+	{
+		case ADVICE_RECORD_QUALS:
+			return advice_quals;
+		case ADVICE_RECORD_STATEMENTS:
+			return advice_stmts;
+		case ADVICE_RECORD_TABLES:
+			return advice_tables;
+	}
+	return NULL;
+}
+
+/* The size of one entry of a kind, as it is saved. */
+Size
+AdviceStoreEntrySize(AdviceRecordKind kind)
+{
+	switch (kind)
+	{
+		case ADVICE_RECORD_QUALS:
+			return sizeof(AdviceQualEntry);
+		case ADVICE_RECORD_STATEMENTS:
+			return sizeof(AdviceStmtEntry);
+		case ADVICE_RECORD_TABLES:
+			return sizeof(AdviceTableEntry);
+	}
+	return 0;
+}
+
+/*
+ * Call fn on every entry of every kind until it returns false; false then.
+ * No lock: only while no other process uses the record (postmaster exit).
+ */
+bool
+AdviceStoreForEach(AdviceEntryFn fn, void *arg)
+{
+	for (int kind = 0; kind < ADVICE_RECORD_KINDS; kind++)
+	{
+		long		max;
+		HTAB	   *htab = advice_table_of(kind, &max);
+		HASH_SEQ_STATUS seq;
+		void	   *entry;
+
+		if (htab == NULL)
+			return true;
+		hash_seq_init(&seq, htab);
+		while ((entry = hash_seq_search(&seq)) != NULL)
+		{
+			if (!fn(kind, entry, arg))
+			{
+				hash_seq_term(&seq);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/*
+ * Put back one saved entry (AdviceStoreEntrySize(kind) bytes, key first).
+ * False when its table is full (sfcache.advice_max was lowered): the rest
+ * is dropped. No lock: only before any backend starts.
+ */
+bool
+AdviceStoreRestore(AdviceRecordKind kind, const void *saved)
+{
+	long		max;
+	HTAB	   *htab = advice_table_of(kind, &max);
+	bool		found;
+	void	   *entry;
+
+	if (htab == NULL || hash_get_num_entries(htab) >= max)
+		return false;
+	entry = hash_search(htab, saved, HASH_ENTER_NULL, &found);
+	if (entry == NULL)
+		return false;
+	memcpy(entry, saved, AdviceStoreEntrySize(kind));
+	return true;
 }

@@ -510,6 +510,7 @@ typedef struct CacheEntry
 	dsa_pointer data;			/* ResultHeader followed by tuples */
 	Size		size;
 	TimestampTz expires_at;
+	TimestampTz stored_at;		/* when its result was attached */
 	pg_atomic_uint32 referenced;	/* CLOCK bit */
 	/* how the last computing entry for last_key ended */
 	CacheKey	last_key;

@@ -3,7 +3,17 @@
  * cache_store.c
  *		The shared store of cached results: a fixed array of entries, a
  *		partitioned shared hash table from key to entry, a DSA area created
- *		in place for the result bytes, and CLOCK eviction.
+ *		in place for the result bytes, and CLOCK eviction; the LOG line at
+ *		server start that says how large it is, and the rate-limited
+ *		WARNING that it is too small.
+ *
+ * Too small: a result evicted while still valid less than
+ * SFC_EARLY_EVICTION_MS after it was stored was probably going to be read
+ * again. Such evictions are counted, and the backend that evicts one
+ * emits a WARNING (with the count since the last one) at most once per
+ * SFC_EVICTION_WARNING_MS in the whole cluster: a compare-and-swap on the
+ * time of the last warning elects the backend that warns. The WARNING is
+ * emitted after every lock is released.
  *
  * Note about locking: the hash table is split into SFC_PARTITIONS
  * partitions, each with its own LWLock; an entry's fields are protected by
@@ -23,6 +33,7 @@
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
+#include "utils/guc.h"
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
@@ -31,6 +42,15 @@
 
 #define SFC_PARTITIONS 32		/* a power of two */
 #define SFC_EVICT_ROUNDS 2		/* sweeps of the clock before giving up */
+#define SFC_EARLY_EVICTION_MS	60000	/* "soon after being stored" */
+#define SFC_EVICTION_WARNING_MS 60000	/* at most one WARNING a minute */
+
+/* What an eviction made room for: a free entry, or bytes. */
+typedef enum EvictFor
+{
+	EVICT_FOR_ENTRY,
+	EVICT_FOR_MEMORY
+} EvictFor;
 
 /* The generations a result depends on, stored in front of its tuples. */
 typedef struct ResultHeader
@@ -60,6 +80,8 @@ typedef struct StoreShared
 	pg_atomic_uint32 clock_hand;
 	pg_atomic_uint64 bytes_used;
 	pg_atomic_uint64 entries_used;
+	pg_atomic_uint64 early_evictions;	/* since the last WARNING */
+	pg_atomic_uint64 last_warned;	/* TimestampTz of the last WARNING */
 } StoreShared;
 
 static StoreShared *store = NULL;
@@ -108,6 +130,17 @@ init_entries(void)
 	}
 }
 
+/* The postmaster's LOG line when it creates the store: size and mode. */
+static void
+log_size(void)
+{
+	ereport(LOG,
+			(errmsg("sfcache result cache: %d MB for results, at most %d entries, sfcache.cache = %s",
+					sfc_memory_mb, sfc_max_entries,
+					GetConfigOption("sfcache.cache", false, false)),
+			 errdetail("sfcache.memory and sfcache.max_entries are set at server start; sfcache.cache can be changed per database, role or session.")));
+}
+
 /* Caller must hold AddinShmemInitLock. */
 static void
 store_shmem_init(void)
@@ -130,6 +163,8 @@ store_shmem_init(void)
 		pg_atomic_init_u32(&store->clock_hand, 0);
 		pg_atomic_init_u64(&store->bytes_used, 0);
 		pg_atomic_init_u64(&store->entries_used, 0);
+		pg_atomic_init_u64(&store->early_evictions, 0);
+		pg_atomic_init_u64(&store->last_warned, 0);
 		init_entries();
 
 		/* The whole budget lives in place: no DSM segment is ever created. */
@@ -137,6 +172,8 @@ store_shmem_init(void)
 		dsa_set_size_limit(dsa, dsa_place_size());
 		dsa_pin(dsa);
 		dsa_detach(dsa);
+		if (!IsUnderPostmaster)
+			log_size();
 	}
 
 	memset(&info, 0, sizeof(info));
@@ -238,25 +275,61 @@ CacheStoreRemove(CacheEntry *entry)
 }
 
 /*
- * Whether a ready entry may be evicted now: never while followers are
- * reading it; at once when it is stale; otherwise on the second pass of
- * the clock hand (its reference bit is cleared on the first).
+ * At most once a minute in the cluster, WARN that valid results are evicted
+ * soon after they were stored. No lock may be held.
  */
-static bool
-evictable(CacheEntry *e, TimestampTz now)
+static void
+warn_early_evictions(TimestampTz now, EvictFor why)
 {
-	SfcCounter	why;
+	uint64		last = pg_atomic_read_u64(&store->last_warned);
+	uint64		n;
 
-	if (e->state != ENTRY_READY || e->waiters > 0)
-		return false;
-	if (!CacheStoreEntryIsCurrent(e, now, &why))
-		return true;
-	return pg_atomic_exchange_u32(&e->referenced, 0) == 0;
+	if (last != 0 && !TimestampDifferenceExceeds((TimestampTz) last, now,
+												 SFC_EVICTION_WARNING_MS))
+		return;
+	if (!pg_atomic_compare_exchange_u64(&store->last_warned, &last, (uint64) now))
+		return;					/* another backend warns */
+	n = pg_atomic_exchange_u64(&store->early_evictions, 0);
+	ereport(WARNING,
+			(errmsg_plural("the sfcache result cache is too small: %llu valid result was evicted less than a minute after it was stored",
+						   "the sfcache result cache is too small: %llu valid results were evicted less than a minute after they were stored",
+						   n, (unsigned long long) n),
+			 errdetail("The %s was full: sfcache.memory is %d MB, sfcache.max_entries is %d. This warning is given at most once a minute.",
+					   why == EVICT_FOR_MEMORY ? "memory for results" : "table of entries",
+					   sfc_memory_mb, sfc_max_entries),
+			 why == EVICT_FOR_MEMORY ?
+			 errhint("Raise sfcache.memory (server start); sfcache.stats shows bytes_used and evictions.") :
+			 errhint("Raise sfcache.max_entries, and sfcache.memory if bytes_used in sfcache.stats is near it (server start).")));
 }
 
-/* Evict one entry; never waits for a lock. Returns false if none could go. */
+/*
+ * Remove e (a ready entry whose partition lock is held exclusively, which
+ * this releases); counts the eviction. Returns whether it was early: still
+ * valid and stored less than SFC_EARLY_EVICTION_MS ago.
+ */
 static bool
-evict_one(void)
+evict_entry(CacheEntry *e, LWLock *lock, bool valid, TimestampTz now)
+{
+	uint64		shape = e->shape;
+	bool		early;
+
+	early = valid &&
+		!TimestampDifferenceExceeds(e->stored_at, now, SFC_EARLY_EVICTION_MS);
+
+	e->last_key = e->key;
+	e->last_ending = ENDING_RETRY;
+	CacheStoreRemove(e);
+	LWLockRelease(lock);
+	CacheStatsCount(SFC_STAT_EVICTIONS, shape);
+	return early;
+}
+
+/*
+ * Evict one entry, to make room for why; never waits for a lock. Returns
+ * false if none could go.
+ */
+static bool
+evict_one(EvictFor why)
 {
 	TimestampTz now = GetCurrentTimestamp();
 
@@ -266,6 +339,8 @@ evict_one(void)
 		CacheEntry *e = &entries[i];
 		uint32		hashcode = e->hashcode;
 		LWLock	   *lock = CacheStorePartitionLock(hashcode);
+		SfcCounter	stale;
+		bool		valid;
 
 		if (e->state != ENTRY_READY)
 			continue;
@@ -273,16 +348,19 @@ evict_one(void)
 			continue;
 		/* the slot may have changed hands before we got the lock */
 		if (e->hashcode % SFC_PARTITIONS == hashcode % SFC_PARTITIONS &&
-			evictable(e, now))
+			e->state == ENTRY_READY && e->waiters == 0)
 		{
-			uint64		shape = e->shape;
-
-			e->last_key = e->key;
-			e->last_ending = ENDING_RETRY;
-			CacheStoreRemove(e);
-			LWLockRelease(lock);
-			CacheStatsCount(SFC_STAT_EVICTIONS, shape);
-			return true;
+			valid = CacheStoreEntryIsCurrent(e, now, &stale);
+			/* stale: at once; else on the clock's second pass */
+			if (!valid || pg_atomic_exchange_u32(&e->referenced, 0) == 0)
+			{
+				if (evict_entry(e, lock, valid, now))
+				{
+					pg_atomic_fetch_add_u64(&store->early_evictions, 1);
+					warn_early_evictions(now, why);
+				}
+				return true;
+			}
 		}
 		LWLockRelease(lock);
 	}
@@ -296,7 +374,7 @@ CacheStoreAllocate(void)
 	CacheEntry *e;
 
 	while ((e = freelist_pop()) == NULL)
-		if (!evict_one())
+		if (!evict_one(EVICT_FOR_ENTRY))
 			return NULL;
 	return e;
 }
@@ -377,7 +455,7 @@ CacheStoreWriteResult(const GenSnapshot *gens, const StringInfoData *windows,
 					 gens->nslots * (sizeof(uint64) + sizeof(uint32))) +
 		MAXALIGN(windows_len) + MAXALIGN(result->len) + result->datarows_len;
 	while ((dp = dsa_allocate_extended(a, *size, DSA_ALLOC_NO_OOM)) == InvalidDsaPointer)
-		if (!evict_one())
+		if (!evict_one(EVICT_FOR_MEMORY))
 			return InvalidDsaPointer;
 
 	h = dsa_get_address(a, dp);
@@ -409,6 +487,7 @@ CacheStoreAttachResult(CacheEntry *entry, dsa_pointer dp, Size size)
 {
 	entry->data = dp;
 	entry->size = size;
+	entry->stored_at = GetCurrentTimestamp();
 	pg_atomic_fetch_add_u64(&store->bytes_used, size);
 }
 

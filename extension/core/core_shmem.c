@@ -23,7 +23,7 @@
 
 #include "core/core.h"
 
-#define SFC_MAX_SHMEM_PARTS 8
+#define SFC_MAX_SHMEM_PARTS 12
 
 /* The module-wide header at the start of sfcache's shared memory. */
 typedef struct SfcShared

@@ -82,9 +82,17 @@ COPY lms_log FROM stdin;
 3	d
 \.
 TRUNCATE lms_log;
-SELECT tablename, writes, invalidations, writes_per_minute > 0 AS has_rate,
-	first_seen <= last_write AS ordered
+-- Written within a minute: no rate (rates come from sustained traffic).
+SELECT tablename, writes, invalidations, writes_per_minute,
+	invalidations_per_minute, first_seen <= last_write AS ordered
 FROM sfcache.table_activity WHERE tablename = 'lms_log';
+-- A view read is not listed; a materialized view refreshed is listed (its
+-- invalidations), with last_write NULL: never written by a statement.
+CREATE VIEW lms_log_view AS SELECT * FROM lms_log;
+CREATE MATERIALIZED VIEW lms_log_mv AS SELECT * FROM lms_log;
+REFRESH MATERIALIZED VIEW lms_log_mv;
+SELECT tablename, last_write IS NULL AS never_written FROM sfcache.table_activity
+WHERE tablename LIKE 'lms_log%' ORDER BY 1;
 
 -- advice_reset() forgets everything; it is for superusers only.
 SELECT sfcache.advice_reset();

@@ -1,5 +1,7 @@
 # Under memory and entry pressure the cache evicts; no query ever fails
-# because the cache is full.
+# because the cache is full. The postmaster says at start how large the
+# cache is; valid results evicted soon after being stored give a WARNING
+# naming sfcache.memory, at most one a minute in the whole cluster.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -31,7 +33,15 @@ foreach my $round (1 .. 2)
 		$sql .= "SELECT $id AS id, md5(body) = md5(repeat(md5('$id'), 250)) AS ok FROM page WHERE id = $id;\n";
 	}
 }
-my $out = $node->safe_psql('postgres', $sql);
+ok($node->log_contains(qr/LOG:  sfcache result cache: 1 MB for results, at most 32 entries, sfcache.cache = on/),
+	'the start logs the size and mode of the cache');
+is(scalar(() = slurp_file($node->logfile) =~ /sfcache result cache: /g), 1,
+	'once (the postmaster, not each backend)');
+is(scalar(() = slurp_file($node->logfile) =~ /result cache is too small/g), 0,
+	'no warning before the cache is full');
+
+my ($out, $stderr);
+$node->psql('postgres', $sql, stdout => \$out, stderr => \$stderr, on_error_die => 1);
 my @rows = split /\n/, $out;
 is(scalar(@rows), 600, 'every statement returned its row');
 is(scalar(grep { !/\|t$/ } @rows), 0, 'every row is right');
@@ -41,6 +51,18 @@ my ($evictions, $entries, $bytes, $hits) = split /\|/,
 cmp_ok($evictions, '>', 0, 'entries were evicted');
 cmp_ok($entries, '<=', 32, 'no more entries than sfcache.max_entries');
 cmp_ok($bytes, '<=', 1024 * 1024, 'no more bytes than sfcache.memory');
+
+# The client that evicted early got the WARNING once, with the hint.
+like($stderr, qr/WARNING:  the sfcache result cache is too small: 1 valid result was evicted less than a minute after it was stored\nDETAIL:  The (memory for results|table of entries) was full: sfcache.memory is 1 MB, sfcache.max_entries is 32\. This warning is given at most once a minute\.\nHINT:  Raise sfcache\./m,
+	'results evicted soon after being stored: a WARNING to the client (at the first)');
+like($stderr, qr/HINT:  Raise .*sfcache\.memory.*\(server start\)/, 'the hint names sfcache.memory');
+is(scalar(() = $stderr =~ /WARNING:/g), 1, 'one WARNING for hundreds of early evictions');
+# Another session evicting within the same minute: no second WARNING.
+my ($out2, $stderr2);
+$node->psql('postgres', $sql, stdout => \$out2, stderr => \$stderr2, on_error_die => 1);
+is($stderr2, '', 'no WARNING again within the minute, in another session');
+is(scalar(() = slurp_file($node->logfile) =~ /WARNING:  the sfcache result cache is too small/g), 1,
+	'the server log has one WARNING: at most one a minute in the cluster');
 
 # What fits is still served: a small working set hits after eviction storms.
 $node->safe_psql('postgres', 'SELECT sfcache.reset()');

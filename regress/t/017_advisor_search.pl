@@ -43,7 +43,7 @@ is(scalar(@shares), 2, 'each index shows its marginal benefit and upkeep') or di
 my $sum = 0;
 $sum += $_ foreach @shares;
 cmp_ok(abs($sum - 100), '<=', 1, 'the shares add up to the configuration\'s saving');
-like($out, qr/^CREATE INDEX CONCURRENTLY IF NOT EXISTS "vote_post_id_idx" ON "public"\."vote" USING btree \("post_id"\) INCLUDE \("weight"\) WHERE \(kind = 'up'::text\);$/m,
+like($out, qr/^CREATE INDEX CONCURRENTLY IF NOT EXISTS "vote_post_id_partial_idx" ON "public"\."vote" USING btree \("post_id"\) INCLUDE \("weight"\) WHERE \(kind = 'up'::text\);$/m,
 	'an INCLUDE index where an index-only scan follows');
 
 my ($json) = run_command(advisor('--no-ttl', '--format=json', $conn));
@@ -61,12 +61,12 @@ unlike($none, qr/^CREATE INDEX/m, '--max-size below every index: none');
 # The reverse, then applied: the INCLUDE index is the one created, and
 # nothing is left to suggest.
 my ($down) = run_command(advisor('--no-ttl', '--down', $conn));
-like($down, qr/^DROP INDEX CONCURRENTLY IF EXISTS "public"\."vote_post_id_idx";$/m,
+like($down, qr/^DROP INDEX CONCURRENTLY IF EXISTS "public"\."vote_post_id_partial_idx";$/m,
 	'--down drops the INCLUDE index');
-command_checks_all(advisor('--no-ttl', '-q', '--apply', $conn), 1, [qr/INCLUDE/], [qr/^$/],
-	'--apply: suggestions written and applied (exit 1)');
-is($node->safe_psql('app', q{SELECT pg_get_indexdef('vote_post_id_idx'::regclass)}),
-	q{CREATE INDEX vote_post_id_idx ON public.vote USING btree (post_id) INCLUDE (weight) WHERE (kind = 'up'::text)},
+command_checks_all(advisor('--no-ttl', '-q', '--apply', $conn), 0, [qr/INCLUDE/], [qr/^$/],
+	'--apply: suggestions written and applied (exit 0)');
+is($node->safe_psql('app', q{SELECT pg_get_indexdef('vote_post_id_partial_idx'::regclass)}),
+	q{CREATE INDEX vote_post_id_partial_idx ON public.vote USING btree (post_id) INCLUDE (weight) WHERE (kind = 'up'::text)},
 	'the INCLUDE index as written');
 command_checks_all(advisor('--no-ttl', $conn), 0, [qr/nothing to suggest/], [qr/nothing to suggest/],
 	'once applied, nothing left to suggest');

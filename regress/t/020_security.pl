@@ -77,12 +77,12 @@ ALTER VIEW public.django_migrations OWNER TO attacker;
 });
 command_checks_all(
 	[ 'sfcache-advisor', '--format=django', '--app=lms', $node->connstr('app') ],
-	1, [ qr/USING gin \("data" jsonb_path_ops\)/, qr/^# Django migration lms\.sfcache_indexes$/m ],
+	0, [ qr/USING gin \("data" jsonb_path_ops\)/, qr/^# Django migration lms\.sfcache_indexes$/m ],
 	[qr/suggested/], 'the advisor suggests the index, without a dependency from the planted view');
 is(is_superuser(), 'f', 'the advisor did not read the planted view');
 command_checks_all(
 	[ 'sfcache-advisor', $node->connstr('app') ],
-	1, [qr/USING gin \("data" jsonb_path_ops\)/], [qr/suggested/],
+	0, [qr/USING gin \("data" jsonb_path_ops\)/], [qr/suggested/],
 	'the advisor in SQL format');
 is(is_superuser(), 'f', 'still not superuser after the advisor ran');
 

@@ -12,7 +12,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Exporter 'import';
 
-our @EXPORT = qw(advisor_node load_lms run_workload run_cache_workload advisor valgrind_advisor);
+our @EXPORT = qw(advisor_node load_lms run_workload run_cache_workload wait_a_minute advisor valgrind_advisor);
 
 # A started cluster with sfcache preloaded, recording every statement.
 sub advisor_node
@@ -58,11 +58,24 @@ sub run_workload
 		"INSERT INTO lms_university (name) VALUES ('new');\n" x $writes) if $writes;
 }
 
+# Wait until every table of sfcache.table_activity was first seen over a
+# minute ago: writes after that make sustained traffic, which alone gets a
+# write rate (a table written within one minute has none).
+sub wait_a_minute
+{
+	my ($node) = @_;
+	$node->poll_query_until('app', q{
+		SELECT pg_catalog.now() > max(first_seen) + interval '61 seconds'
+		FROM sfcache.table_activity})
+	  or die 'timed out waiting for a minute of table activity';
+}
+
 # Two more tables for the cache setting recommendations: lms_receipt,
 # written 20 times (each a commit) and read by user with a varying "="
 # (track user_id), and lms_event_log, written 600 times (over 60 a minute
 # for 10 minutes) and read through a range filter only (exclude). Every
-# filter returns half of its table or more, so no index is suggested.
+# filter returns half of its table or more, so no index is suggested. The
+# last writes come over a minute after the first: sustained traffic.
 sub run_cache_workload
 {
 	my ($node) = @_;
@@ -70,15 +83,20 @@ sub run_cache_workload
 CREATE TABLE lms_receipt (id serial PRIMARY KEY, user_id int NOT NULL, seen bool NOT NULL DEFAULT false);
 CREATE TABLE lms_event_log (id serial PRIMARY KEY, kind text NOT NULL);
 };
+	my $later = '';
 	for my $i (1 .. 20)
 	{
 		my $user = 1 + $i % 2;
-		$sql .= "INSERT INTO lms_receipt (user_id) VALUES ($user);\n"
+		my $part = "INSERT INTO lms_receipt (user_id) VALUES ($user);\n"
 		  . "SELECT count(*) FROM lms_receipt WHERE user_id = $user;\n";
+		if ($i <= 10) { $sql .= $part; } else { $later .= $part; }
 	}
-	$sql .= "INSERT INTO lms_event_log (kind) VALUES ('login');\n" x 600;
-	$sql .= "SELECT count(*) FROM lms_event_log WHERE id > 0;\n" x 2;
+	$sql .= "INSERT INTO lms_event_log (kind) VALUES ('login');\n" x 300;
+	$later .= "INSERT INTO lms_event_log (kind) VALUES ('login');\n" x 300;
+	$later .= "SELECT count(*) FROM lms_event_log WHERE id > 0;\n" x 2;
 	$node->safe_psql('app', $sql);
+	wait_a_minute($node);
+	$node->safe_psql('app', $later);
 }
 
 # The advisor command with its arguments.

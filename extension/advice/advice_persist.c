@@ -1,0 +1,349 @@
+/*-------------------------------------------------------------------------
+ *
+ * advice_persist.c
+ *		Owns the file that carries the index advice's record (quals,
+ *		statements, table activity) across a clean restart, as
+ *		pg_stat_statements carries its statistics: the postmaster writes
+ *		it when it exits after a clean shutdown (on_shmem_exit), and reads
+ *		it back, then removes it, when it creates shared memory at start.
+ *
+ * The file is pg_stat/sfcache_advice.stat: a header (magic number, file
+ * format, PostgreSQL major version, library version, the size of each
+ * kind of entry), the entries (a kind byte, then the entry as it is in
+ * shared memory), a trailer with the number of entries, and a CRC-32C of
+ * all that. It is written to a temporary name, then durably renamed. A file
+ * of another format, PostgreSQL major or library version, or one whose
+ * CRC or length does not match, is ignored with a LOG line and removed: the
+ * record starts empty. Nothing is written after a crash (the postmaster
+ * then exits with a non-zero code) or an immediate shutdown (it exits with
+ * 0, but the control file does not say "shut down": no shutdown checkpoint
+ * ran, and backends were killed wherever they were), and the file is
+ * removed as soon as it is read, so a crash loses what was recorded
+ * since the last start, and the file never reaches a base backup of a
+ * running server.
+ *
+ * Note about locking issues: none are taken. The file is read before any
+ * backend exists (the postmaster's shmem_startup_hook) and written after
+ * every backend has exited (the postmaster's on_shmem_exit).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include <unistd.h>
+
+#include "catalog/pg_control.h"
+#include "common/controldata_utils.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "port/pg_crc32c.h"
+#include "storage/fd.h"
+#include "storage/ipc.h"
+#include "storage/shmem.h"
+
+#include "advice/advice.h"
+
+#define ADVICE_FILE			PGSTAT_STAT_PERMANENT_DIRECTORY "/sfcache_advice.stat"
+#define ADVICE_FILE_TMP		ADVICE_FILE ".tmp"
+#define ADVICE_FILE_MAGIC	0x53464144	/* "SFAD" */
+#define ADVICE_FILE_FORMAT	1
+#define ADVICE_FILE_END		0xFF	/* kind byte of the trailer */
+
+typedef struct AdviceFileHeader
+{
+	uint32		magic;
+	uint32		format;
+	uint32		pg_major;
+	char		library[16];	/* SFCACHE_VERSION */
+	uint32		entry_size[ADVICE_RECORD_KINDS];
+} AdviceFileHeader;
+
+/* State of one write of the file. */
+typedef struct AdviceWriter
+{
+	FILE	   *file;
+	pg_crc32c	crc;
+	uint32		count;
+} AdviceWriter;
+
+/* Shared memory only to know whether this is its first initialisation. */
+typedef struct AdvicePersistShared
+{
+	bool		restored;
+} AdvicePersistShared;
+
+static void
+advice_header(AdviceFileHeader *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->magic = ADVICE_FILE_MAGIC;
+	h->format = ADVICE_FILE_FORMAT;
+	h->pg_major = PG_VERSION_NUM / 100;
+	strlcpy(h->library, SFCACHE_VERSION, sizeof(h->library));
+	for (int kind = 0; kind < ADVICE_RECORD_KINDS; kind++)
+		h->entry_size[kind] = AdviceStoreEntrySize(kind);
+}
+
+/* Write len bytes and add them to the CRC; false on error (errno set). */
+static bool
+advice_write(AdviceWriter *w, const void *data, size_t len)
+{
+	COMP_CRC32C(w->crc, data, len);
+	return fwrite(data, 1, len, w->file) == len;
+}
+
+static bool
+advice_write_entry(AdviceRecordKind kind, const void *entry, void *arg)
+{
+	AdviceWriter *w = arg;
+	uint8		k = kind;
+
+	w->count++;
+	return advice_write(w, &k, 1) &&
+		advice_write(w, entry, AdviceStoreEntrySize(kind));
+}
+
+/* The header, every entry, the trailer; false on error (errno set). */
+static bool
+advice_write_all(AdviceWriter *w)
+{
+	AdviceFileHeader h;
+	uint8		end = ADVICE_FILE_END;
+
+	advice_header(&h);
+	INIT_CRC32C(w->crc);
+	if (!advice_write(w, &h, sizeof(h)) ||
+		!AdviceStoreForEach(advice_write_entry, w) ||
+		!advice_write(w, &end, 1) ||
+		!advice_write(w, &w->count, sizeof(w->count)))
+		return false;
+	FIN_CRC32C(w->crc);
+	return fwrite(&w->crc, sizeof(w->crc), 1, w->file) == 1;
+}
+
+/*
+ * Did the server shut down cleanly: does the control file say so (the
+ * shutdown checkpoint completed)? An immediate shutdown leaves it "in
+ * production". Any error reading it counts as no.
+ */
+static bool
+advice_shut_down_cleanly(void)
+{
+	volatile bool clean = false;
+
+	PG_TRY();
+	{
+		bool		crc_ok;
+		ControlFileData *control = get_controlfile(DataDir, &crc_ok);
+
+		clean = crc_ok && (control->state == DB_SHUTDOWNED ||
+						   control->state == DB_SHUTDOWNED_IN_RECOVERY);
+		pfree(control);
+	}
+	PG_CATCH();
+	{
+		FlushErrorState();
+	}
+	PG_END_TRY();
+	return clean;
+}
+
+/*
+ * on_shmem_exit of the postmaster: write the record, unless the server is
+ * exiting after a crash (code != 0) or an immediate shutdown.
+ */
+static void
+advice_persist_shutdown(int code, Datum arg)
+{
+	AdviceWriter w = {0};
+
+	if (code != 0 || !advice_shut_down_cleanly())
+		return;
+	if ((w.file = AllocateFile(ADVICE_FILE_TMP, PG_BINARY_W)) == NULL ||
+		!advice_write_all(&w) || FreeFile(w.file) != 0)
+	{
+		int			save_errno = errno;
+
+		if (w.file != NULL)
+			FreeFile(w.file);
+		errno = save_errno;
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("could not write file \"%s\": %m", ADVICE_FILE_TMP),
+				 errdetail("The index advice recorded since the server started is lost.")));
+		unlink(ADVICE_FILE_TMP);
+		return;
+	}
+	(void) durable_rename(ADVICE_FILE_TMP, ADVICE_FILE, LOG);
+}
+
+/* LOG that the file is ignored, and why. */
+static void
+advice_ignore(const char *why)
+{
+	ereport(LOG,
+			(errmsg("ignoring index advice file \"%s\"", ADVICE_FILE),
+			 errdetail("%s", why),
+			 errhint("The index advice starts empty.")));
+}
+
+/*
+ * Check the header, the trailer and the CRC of a file read into data; NULL
+ * if they are right, else why not.
+ */
+static const char *
+advice_file_problem(const char *data, size_t len)
+{
+	AdviceFileHeader want;
+	AdviceFileHeader got;
+	pg_crc32c	crc;
+
+	if (len < sizeof(AdviceFileHeader) + 1 + sizeof(uint32) + sizeof(pg_crc32c))
+		return "The file is truncated.";
+	advice_header(&want);
+	memcpy(&got, data, sizeof(got));
+	if (got.magic != want.magic)
+		return "The file does not start with the magic number of sfcache's index advice.";
+	if (got.format != want.format || got.pg_major != want.pg_major ||
+		memcmp(got.library, want.library, sizeof(got.library)) != 0 ||
+		memcmp(got.entry_size, want.entry_size, sizeof(got.entry_size)) != 0)
+		return psprintf("The file was written by sfcache %.15s (file format %u) on PostgreSQL major version %u; this is sfcache %s (file format %u) on %u.",
+						got.library, got.format, got.pg_major,
+						SFCACHE_VERSION, want.format, want.pg_major);
+	INIT_CRC32C(crc);
+	COMP_CRC32C(crc, data, len - sizeof(pg_crc32c));
+	FIN_CRC32C(crc);
+	if (memcmp(&crc, data + len - sizeof(pg_crc32c), sizeof(crc)) != 0)
+		return "Its checksum does not match its contents: the file is corrupt.";
+	return NULL;
+}
+
+/*
+ * Walk the entries of a checked file; NULL and the counts per kind if its
+ * structure is right, else why not. Restores only when restore is true.
+ */
+static const char *
+advice_file_entries(const char *data, size_t len, bool restore, uint32 *counts)
+{
+	size_t		pos = sizeof(AdviceFileHeader);
+	size_t		end = len - sizeof(pg_crc32c);
+	uint32		total = 0;
+	uint32		trailer;
+
+	while (pos < end && (uint8) data[pos] != ADVICE_FILE_END)
+	{
+		uint8		kind = data[pos++];
+
+		if (kind >= ADVICE_RECORD_KINDS ||
+			end - pos < AdviceStoreEntrySize(kind))
+			return "An entry is of an unknown kind or truncated: the file is corrupt.";
+		if (restore && AdviceStoreRestore(kind, data + pos))
+			counts[kind]++;
+		pos += AdviceStoreEntrySize(kind);
+		total++;
+	}
+	if (end - pos != 1 + sizeof(uint32))
+		return "The file does not end where its trailer says: the file is corrupt.";
+	memcpy(&trailer, data + pos + 1, sizeof(trailer));
+	if (trailer != total)
+		return "The number of entries does not match the trailer: the file is corrupt.";
+	return NULL;
+}
+
+/* Read the whole file into palloc'd memory; NULL if absent or unreadable. */
+static char *
+advice_read_file(size_t *len)
+{
+	FILE	   *file = AllocateFile(ADVICE_FILE, PG_BINARY_R);
+	StringInfoData buf;
+	char		chunk[8192];
+	size_t		n;
+
+	if (file == NULL)
+	{
+		if (errno != ENOENT)
+			ereport(LOG,
+					(errcode_for_file_access(),
+					 errmsg("could not read file \"%s\": %m", ADVICE_FILE)));
+		return NULL;
+	}
+	initStringInfo(&buf);
+	while ((n = fread(chunk, 1, sizeof(chunk), file)) > 0)
+		appendBinaryStringInfo(&buf, chunk, n);
+	if (ferror(file))
+	{
+		ereport(LOG,
+				(errcode_for_file_access(),
+				 errmsg("could not read file \"%s\": %m", ADVICE_FILE)));
+		FreeFile(file);
+		pfree(buf.data);
+		return NULL;
+	}
+	FreeFile(file);
+	*len = buf.len;
+	return buf.data;
+}
+
+/*
+ * Read the file into the (empty) record, then remove it. All or nothing:
+ * its structure is checked before anything is restored.
+ */
+static void
+advice_restore(void)
+{
+	size_t		len;
+	char	   *data = advice_read_file(&len);
+	uint32		counts[ADVICE_RECORD_KINDS] = {0};
+	const char *problem;
+
+	if (data == NULL)
+		return;
+	if ((problem = advice_file_problem(data, len)) != NULL ||
+		(problem = advice_file_entries(data, len, false, counts)) != NULL)
+		advice_ignore(problem);
+	else
+	{
+		(void) advice_file_entries(data, len, true, counts);
+		ereport(LOG,
+				(errmsg("restored the index advice from file \"%s\"", ADVICE_FILE),
+				 errdetail("Quals: %u, statements: %u, tables: %u.",
+						   counts[ADVICE_RECORD_QUALS],
+						   counts[ADVICE_RECORD_STATEMENTS],
+						   counts[ADVICE_RECORD_TABLES])));
+	}
+	pfree(data);
+	/* A new file is written at the next clean shutdown. */
+	unlink(ADVICE_FILE);
+}
+
+static Size
+advice_persist_size(void)
+{
+	return sizeof(AdvicePersistShared);
+}
+
+/*
+ * From shmem_startup_hook, after the record's part, caller holding
+ * AddinShmemInitLock. The postmaster registers the write at its exit; the
+ * record is read when shared memory is first created (at a crash restart
+ * the file is gone).
+ */
+static void
+advice_persist_init(void)
+{
+	bool		found;
+	AdvicePersistShared *shared = ShmemInitStruct("sfcache advice file",
+												  sizeof(AdvicePersistShared),
+												  &found);
+
+	if (!IsUnderPostmaster)
+		on_shmem_exit(advice_persist_shutdown, (Datum) 0);
+	if (found)
+		return;
+	shared->restored = true;
+	advice_restore();
+}
+
+const SfcShmemPart AdvicePersistShmemPart = {
+	NULL, 0, advice_persist_size, advice_persist_init
+};

@@ -1,0 +1,87 @@
+# The index advice's record survives a clean restart (written by the
+# postmaster at shutdown to pg_stat/sfcache_advice.stat, read back at
+# start): the same quals, statements, table activity and advice. A
+# corrupt file or one of another version is ignored with a LOG line and
+# the record starts empty; an immediate-mode stop (as a crash) loses the
+# record, as the README says.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use AdvisorTest;
+
+my $node = advisor_node('advice_restart');
+load_lms($node);
+run_workload($node, 3);
+
+my $file = $node->data_dir . '/pg_stat/sfcache_advice.stat';
+
+# Everything a user sees of the record, in a stable order.
+sub record
+{
+	return $node->safe_psql('app', q{
+		SELECT 'quals', count(*), sum(calls), sum(rows_scanned) FROM sfcache.advice_quals;
+		SELECT 'tables', tablename, writes, invalidations FROM sfcache.table_activity ORDER BY 2;
+		SELECT 'first_seen', tablename, first_seen, last_write FROM sfcache.table_activity ORDER BY 2;
+		SELECT 'advice', index_name, index_ddl, calls FROM sfcache.index_advice ORDER BY 2});
+}
+
+my $before = record();
+like($before, qr/^advice\|lms_announcement_scope_ids/m, 'the workload gets advice');
+like($before, qr/^tables\|lms_university\|3\|3$/m, 'and its writes are counted');
+
+$node->restart;
+ok(!-e $file, 'the file is removed once read');
+is(record(), $before, 'a clean restart keeps the quals, table activity and advice');
+ok($node->log_contains(qr/LOG:  restored the index advice from file "pg_stat\/sfcache_advice\.stat"\n.*DETAIL:  Quals: 9, statements: 4, tables: 1\./),
+	'the start logs what it restored');
+
+# A corrupt file: one byte flipped in the middle.
+$node->stop;
+ok(-s $file, 'a clean stop writes the file');
+{
+	open(my $fh, '+<:raw', $file) or die "open $file: $!";
+	my $pos = int((-s $file) / 2);
+	seek($fh, $pos, 0);
+	read($fh, my $byte, 1);
+	seek($fh, $pos, 0);
+	print $fh chr(ord($byte) ^ 0xff);
+	close($fh);
+}
+my $offset = -s $node->logfile;
+$node->start;
+ok($node->wait_for_log(qr/LOG:  ignoring index advice file "pg_stat\/sfcache_advice\.stat"\n.*DETAIL:  Its checksum does not match its contents: the file is corrupt\./, $offset),
+	'a corrupt file is ignored with a LOG line');
+is($node->safe_psql('app', 'SELECT (SELECT count(*) FROM sfcache.advice_quals) + (SELECT count(*) FROM sfcache.table_activity)'),
+	'0', 'and the record starts empty');
+ok(!-e $file, 'the corrupt file is removed');
+
+# A file of another version: the version string in the header changed.
+run_workload($node, 1);
+$node->stop;
+{
+	open(my $fh, '+<:raw', $file) or die "open $file: $!";
+	seek($fh, 12, 0);    # after magic, format and major: the library version
+	print $fh "9.9\0";
+	close($fh);
+}
+$offset = -s $node->logfile;
+$node->start;
+ok($node->wait_for_log(qr/LOG:  ignoring index advice file "pg_stat\/sfcache_advice\.stat"\n.*DETAIL:  The file was written by sfcache 9\.9 \(file format 1\)/, $offset),
+	'a file of another version is ignored with a LOG line');
+is($node->safe_psql('app', 'SELECT count(*) FROM sfcache.advice_quals'), '0',
+	'and the record starts empty');
+
+# An immediate stop writes nothing: the record is lost, as after a crash.
+run_workload($node, 1);
+cmp_ok($node->safe_psql('app', 'SELECT count(*) FROM sfcache.advice_quals'), '>', 0,
+	'recorded again');
+$node->stop('immediate');
+ok(!-e $file, 'an immediate stop writes no file');
+$node->start;
+is($node->safe_psql('app', 'SELECT count(*) FROM sfcache.advice_quals'), '0',
+	'an immediate stop loses the record');
+
+$node->stop;
+done_testing();
