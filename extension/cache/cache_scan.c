@@ -276,10 +276,12 @@ resolve(SfcScanState *state)
 											   (int) strlen(state->priv.query_string),
 											   CacheWindowedConsts(state->priv.windows));
 	state->probe = CacheWindowProbeMake(state->priv.windows, params, &windowed_params);
-	initStringInfo(&state->windows);
-	/* EXPLAIN ANALYZE shows the windows a hit was served by */
 	if (state->probe != NULL)
+	{
+		initStringInfo(&state->windows);
+		/* EXPLAIN ANALYZE shows the windows a hit was served by */
 		state->probe->keep_copy = state->css.ss.ps.state->es_instrument != 0;
+	}
 	key = CacheKeyWithParams(state->priv.key, params, windowed_params);
 	result.want_datarows = state->send_datarows;
 	state->outcome = CacheSingleflightBegin(key, shape, &result, state->probe, &why);
