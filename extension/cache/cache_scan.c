@@ -102,7 +102,7 @@ SfcScanPrivateToList(const SfcScanPrivate *priv)
 	String	   *text = makeString(priv->query_string ? (char *) priv->query_string : pstrdup(""));
 
 	return lappend(list_make5(priv->query, key, list_make4(priv->relids, priv->inh_roots,
-															priv->funcids, priv->value_deps),
+														   priv->funcids, priv->value_deps),
 							  ints, text),
 				   CacheWindowSpecsToList(priv->windows));
 }
@@ -299,10 +299,12 @@ resolve(SfcScanState *state)
 											   (int) strlen(state->priv.query_string),
 											   CacheWindowedConsts(state->priv.windows));
 	state->probe = CacheWindowProbeMake(state->priv.windows, params, &windowed_params);
-	initStringInfo(&state->windows);
-	/* EXPLAIN ANALYZE shows the windows a hit was served by */
 	if (state->probe != NULL)
+	{
+		initStringInfo(&state->windows);
+		/* EXPLAIN ANALYZE shows the windows a hit was served by */
 		state->probe->keep_copy = state->css.ss.ps.state->es_instrument != 0;
+	}
 	key = CacheKeyWithParams(state->priv.key, params, windowed_params);
 	result.want_datarows = state->send_datarows;
 	result.want_both = state->may_run_again;

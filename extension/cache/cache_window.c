@@ -104,20 +104,24 @@ strip_relabel(Node *node)
 	return node;
 }
 
-/* A column of a base relation occurrence a window can be computed over. */
+/* A plain column of this query level (by its shape alone). */
 static bool
-window_column(Query *query, Node *node, Var **var)
+window_column(Node *node, Query *query, Var **var)
 {
-	RangeTblEntry *rte;
-
 	node = strip_relabel(node);
 	if (node == NULL || !IsA(node, Var))
 		return false;
 	*var = (Var *) node;
-	if ((*var)->varlevelsup != 0 || (*var)->varattno <= 0 ||
-		(*var)->varno < 1 || (*var)->varno > list_length(query->rtable))
-		return false;
-	rte = rt_fetch((*var)->varno, query->rtable);
+	return (*var)->varlevelsup == 0 && (*var)->varattno > 0 &&
+		(*var)->varno >= 1 && (*var)->varno <= list_length(query->rtable);
+}
+
+/* A base relation occurrence a window can be computed over. */
+static bool
+window_relation(Query *query, Var *var)
+{
+	RangeTblEntry *rte = rt_fetch(var->varno, query->rtable);
+
 	return rte->rtekind == RTE_RELATION &&
 		(rte->relkind == RELKIND_RELATION || rte->relkind == RELKIND_MATVIEW) &&
 		rte->securityQuals == NIL && rte->tablesample == NULL &&
@@ -174,15 +178,17 @@ as_window(Query *query, Node *qual)
 	if (!IsA(qual, OpExpr) || list_length(((OpExpr *) qual)->args) != 2)
 		return NULL;
 	op = (OpExpr *) qual;
-	var_left = window_column(query, linitial(op->args), &var) &&
+	var_left = window_column(linitial(op->args), query, &var) &&
 		window_value(lsecond(op->args), &value);
-	if (!var_left && !(window_column(query, lsecond(op->args), &var) &&
+	if (!var_left && !(window_column(lsecond(op->args), query, &var) &&
 					   window_value(linitial(op->args), &value)))
 		return NULL;
 	colside = var_left ? linitial(op->args) : lsecond(op->args);
-	typentry = lookup_type_cache(exprType(colside), TYPECACHE_BTREE_OPFAMILY);
-	if (!OidIsValid(typentry->btree_opf) ||
-		!op_in_opfamily(op->opno, typentry->btree_opf))
+	/* the common case, equality, from the type cache: no catalog lookup */
+	typentry = lookup_type_cache(exprType(colside),
+								 TYPECACHE_BTREE_OPFAMILY | TYPECACHE_EQ_OPR);
+	if (op->opno == typentry->eq_opr || !OidIsValid(typentry->btree_opf) ||
+		!op_in_opfamily(op->opno, typentry->btree_opf) || !window_relation(query, var))
 		return NULL;
 	get_op_opfamily_properties(op->opno, typentry->btree_opf, false,
 							   &strategy, &lefttype, &righttype);
@@ -279,7 +285,7 @@ filter_operand(Node *node, Index varno)
 
 		foreach(lc, ((ArrayExpr *) node)->elements)
 			if (!filter_operand(lfirst(lc), varno))
-				return false;
+			return false;
 		return !((ArrayExpr *) node)->multidims;
 	}
 	return false;
