@@ -70,12 +70,18 @@ json_redundant(FILE *out, const Workload *w, const Advice *a)
 	for (i = 0; i < a->nredundant; i++)
 	{
 		const ExistingIndex *e = &w->existing[a->redundant[i]];
+		PQExpBufferData owner;
 
 		fputs(i > 0 ? ", {\"name\": " : "{\"name\": ", out);
 		json_str(out, e->name);
 		fputs(", \"definition\": ", out);
 		json_str(out, e->tail ? e->tail : "");
-		fputs("}", out);
+		initPQExpBuffer(&owner);
+		owner_text(e, &owner);
+		fputs(", \"owner\": ", out);
+		json_str(out, owner.data);
+		fprintf(out, ", \"kept\": %s}", e->kept ? "true" : "false");
+		termPQExpBuffer(&owner);
 	}
 	fputs("],\n", out);
 }

@@ -80,6 +80,8 @@ is(scalar @{ $doc->{indexes} }, 4, 'json: four indexes');
 my ($n) = grep { $_->{table} eq 'lms_notification' } @{ $doc->{indexes} };
 is_deeply($n->{keys}, [ 'user_id', 'status', 'is_deleted' ], 'json: keys');
 is($n->{makes_redundant}[0]{name}, 'lms_notification_user_id_5e1a1b2c', 'json: made redundant');
+is($n->{makes_redundant}[0]{owner}, 'owned by no constraint or migration the advisor knows of', 'json: its owner');
+ok(!$n->{makes_redundant}[0]{kept}, 'json: not kept');
 is(scalar @{ $n->{up} }, 2, 'json: CREATE and DROP with --replace');
 like($n->{up}[1], qr/^DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_5e1a1b2c";$/, 'json: DROP after CREATE');
 ok($n->{rows_scanned} > $n->{rows_returned} && $n->{cost_after} < $n->{cost_before} && $n->{estimated_size} > 0,
