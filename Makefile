@@ -34,6 +34,7 @@ CACHE_OBJS = \
 	extension/cache/cache_key_memo.o \
 	extension/cache/cache_plan.o \
 	extension/cache/cache_relation_settings.o \
+	extension/cache/cache_relation_sql.o \
 	extension/cache/cache_replay.o \
 	extension/cache/cache_run.o \
 	extension/cache/cache_scan.o \

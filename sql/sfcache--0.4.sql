@@ -634,3 +634,179 @@ SELECT n.nspname AS schemaname, c.relname AS tablename, a.index_name,
 FROM sfcache.index_advice_search_raw(NULL, NULL) a
 JOIN pg_catalog.pg_class c ON c.oid = a.relid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace;
+
+-- ---- the SQL surface a DBA browses (0.4) ----
+--
+-- Internal helpers live in schema sfcache_internal, with no USAGE for
+-- PUBLIC: users cannot call them. The views, policies and SQL function
+-- bodies that use them name them by OID (parsed at creation), so they
+-- need no USAGE at run time. The checks a user's mistake can fail are C
+-- functions (ereport), so errors carry no CONTEXT line of a helper. The
+-- same block ends sfcache--0.4.sql and sfcache--0.3--0.4.sql, so a fresh
+-- install and an update agree (regress/sql/upgrade.sql).
+CREATE SCHEMA sfcache_internal;
+REVOKE ALL ON SCHEMA sfcache_internal FROM PUBLIC;
+COMMENT ON SCHEMA sfcache_internal IS
+	'sfcache''s internal helpers: not for direct use (no USAGE for PUBLIC)';
+
+ALTER FUNCTION sfcache.owns(regclass) SET SCHEMA sfcache_internal;
+ALTER FUNCTION sfcache.relation_settings_changed() SET SCHEMA sfcache_internal;
+ALTER FUNCTION sfcache.forget_dropped_relations() SET SCHEMA sfcache_internal;
+ALTER FUNCTION sfcache.set_tracked_columns(regclass, name[]) SET SCHEMA sfcache_internal;
+ALTER FUNCTION sfcache.stats_counters() SET SCHEMA sfcache_internal;
+ALTER FUNCTION sfcache.statement_counters() SET SCHEMA sfcache_internal;
+ALTER FUNCTION sfcache.statement_keys(oid, oid, bigint) SET SCHEMA sfcache_internal;
+ALTER FUNCTION sfcache.advice_quals_raw() SET SCHEMA sfcache_internal;
+ALTER FUNCTION sfcache.index_advice_raw() SET SCHEMA sfcache_internal;
+ALTER FUNCTION sfcache.index_advice_search_raw(bigint, integer) SET SCHEMA sfcache_internal;
+ALTER FUNCTION sfcache.table_activity_raw() SET SCHEMA sfcache_internal;
+ALTER FUNCTION sfcache.capture_triggers() SET SCHEMA sfcache_internal;
+ALTER FUNCTION sfcache.bus_state() SET SCHEMA sfcache_internal;
+ALTER FUNCTION sfcache.bus_peer_list() SET SCHEMA sfcache_internal;
+
+-- The checks of the per-relation settings, in C (cache_relation_sql.c).
+DROP FUNCTION sfcache.check_settable(regclass, text);
+CREATE FUNCTION sfcache_internal.check_settable(rel regclass, func text)
+RETURNS void
+LANGUAGE C STABLE
+SET search_path = pg_catalog
+AS 'MODULE_PATHNAME', 'sfcache_check_settable_0_4';
+
+CREATE FUNCTION sfcache_internal.ttl_seconds(rel regclass, ttl interval, func text)
+RETURNS integer
+LANGUAGE C STABLE
+SET search_path = pg_catalog
+AS 'MODULE_PATHNAME', 'sfcache_ttl_seconds_0_4';
+
+CREATE FUNCTION sfcache_internal.check_trackable(rel regclass, columns name[], untrack boolean)
+RETURNS void
+LANGUAGE C STABLE
+SET search_path = pg_catalog
+AS 'MODULE_PATHNAME', 'sfcache_check_trackable_0_4';
+
+CREATE OR REPLACE FUNCTION sfcache.set_ttl(rel regclass, ttl interval)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+	INSERT INTO sfcache.relation_settings (relid, ttl_seconds)
+		VALUES (rel, sfcache_internal.ttl_seconds(rel, ttl, 'sfcache.set_ttl()'))
+		ON CONFLICT (relid) DO UPDATE SET ttl_seconds = excluded.ttl_seconds;
+	SELECT sfcache.invalidate(rel);
+END;
+
+CREATE OR REPLACE FUNCTION sfcache.reset_ttl(rel regclass)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+	SELECT sfcache_internal.check_settable(rel, 'sfcache.reset_ttl()');
+	UPDATE sfcache.relation_settings SET ttl_seconds = NULL
+		WHERE relid OPERATOR(pg_catalog.=) rel;
+	SELECT sfcache.invalidate(rel);
+END;
+
+CREATE OR REPLACE FUNCTION sfcache.exclude(rel regclass)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+	SELECT sfcache_internal.check_settable(rel, 'sfcache.exclude()');
+	INSERT INTO sfcache.relation_settings (relid, excluded)
+		VALUES (rel, true)
+		ON CONFLICT (relid) DO UPDATE SET excluded = true;
+	SELECT sfcache.invalidate(rel);
+END;
+
+CREATE OR REPLACE FUNCTION sfcache.include(rel regclass)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+	SELECT sfcache_internal.check_settable(rel, 'sfcache.include()');
+	UPDATE sfcache.relation_settings SET excluded = false
+		WHERE relid OPERATOR(pg_catalog.=) rel;
+	SELECT sfcache.invalidate(rel);
+END;
+
+-- Tracking: the checks first (check_trackable), then the trigger DDL.
+CREATE OR REPLACE FUNCTION sfcache_internal.set_tracked_columns(rel regclass, columns name[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+	args text;
+BEGIN
+	IF pg_catalog.cardinality(columns) OPERATOR(pg_catalog.=) 0 THEN
+		EXECUTE pg_catalog.format('DROP TRIGGER IF EXISTS sfcache_capture ON %s', rel);
+		RETURN;
+	END IF;
+	SELECT pg_catalog.string_agg(pg_catalog.quote_literal(c), ', ' ORDER BY c) INTO args
+	FROM (SELECT DISTINCT pg_catalog.unnest(columns) AS c) u;
+	EXECUTE pg_catalog.format('CREATE OR REPLACE TRIGGER sfcache_capture'
+		' AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW'
+		' EXECUTE FUNCTION sfcache.capture(%s)', rel, args);
+	EXECUTE pg_catalog.format('ALTER TABLE %s ENABLE ALWAYS TRIGGER sfcache_capture', rel);
+END;
+$$;
+
+CREATE OR REPLACE FUNCTION sfcache.track(rel regclass, VARIADIC columns name[])
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+	SELECT sfcache_internal.check_trackable(rel, columns, false);
+	SELECT sfcache_internal.set_tracked_columns(rel, ARRAY(
+		SELECT column_name FROM sfcache.tracked_columns t
+		WHERE t.relation OPERATOR(pg_catalog.=) rel AND t.trigger_name OPERATOR(pg_catalog.=) 'sfcache_capture'
+		UNION SELECT pg_catalog.unnest(columns)));
+END;
+
+-- untrack of a column that is not tracked is an ERROR, as DROP without
+-- IF EXISTS is.
+CREATE OR REPLACE FUNCTION sfcache.untrack(rel regclass, VARIADIC columns name[])
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+BEGIN ATOMIC
+	SELECT sfcache_internal.check_trackable(rel, columns, true);
+	SELECT sfcache_internal.set_tracked_columns(rel, ARRAY(
+		SELECT column_name FROM sfcache.tracked_columns t
+		WHERE t.relation OPERATOR(pg_catalog.=) rel AND t.trigger_name OPERATOR(pg_catalog.=) 'sfcache_capture'
+		EXCEPT SELECT pg_catalog.unnest(columns)));
+END;
+
+-- The configuration search, its body parsed at creation like the others.
+CREATE OR REPLACE FUNCTION sfcache.index_advice_search(
+	max_size bigint DEFAULT NULL, max_indexes integer DEFAULT NULL)
+RETURNS TABLE (schemaname name, tablename name, index_name text,
+	index_ddl text, replaces text, calls bigint, rows_scanned bigint,
+	rows_returned bigint, queryids bigint[], cost_before float8,
+	cost_after float8, benefit numeric, estimated_size bigint,
+	marginal_benefit float8, upkeep float8)
+LANGUAGE sql VOLATILE
+SET search_path = pg_catalog
+BEGIN ATOMIC
+SELECT n.nspname, c.relname, a.index_name, a.index_ddl, a.replaces, a.calls,
+	a.rows_scanned, a.rows_returned, a.queryids, a.cost_before, a.cost_after,
+	pg_catalog.round((1 - a.cost_after / NULLIF(a.cost_before, 0))::numeric, 2),
+	a.estimated_size, a.marginal_benefit, a.upkeep
+FROM sfcache_internal.index_advice_search_raw(max_size, max_indexes) a
+JOIN pg_catalog.pg_class c ON c.oid = a.relid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace;
+END;
+
+-- Every user-facing object has a comment (\df+, \dv+).
+COMMENT ON FUNCTION sfcache.reset() IS
+	'reset the result cache counters of sfcache.stats and sfcache.statements (superuser)';
+COMMENT ON FUNCTION sfcache.bypass_counts() IS
+	'statements not cached, per bypass reason, in the whole cluster (sfcache.stats.bypass_reasons has the same as JSON)';
+COMMENT ON FUNCTION sfcache.column_untrackable(regclass, name) IS
+	'why a column cannot be tracked by sfcache.track() (its type or collation), or NULL when it can';
+COMMENT ON VIEW sfcache.advice_quals IS
+	'quals the sampled executions evaluated by scanning, per table, column and operator, in this database (other roles'' need pg_read_all_stats)';
+COMMENT ON VIEW sfcache.index_advice IS
+	'the suggested indexes: one configuration for the whole recorded workload, verified with hypothetical indexes';
+COMMENT ON VIEW sfcache.table_activity IS
+	'writes and invalidations per table of this database; rates only for writes seen at least a minute apart';

@@ -328,6 +328,7 @@ extern bool CacheIsCaptureFunction(Oid fnoid);
 extern List *CacheTrackedColumns(Relation rel);
 extern List *CacheTrackedColumnsOf(Oid relid);
 extern bool CacheColumnIsTracked(List *columns, const char *attname);
+extern char *CacheColumnUntrackable(Oid relid, const char *attname);
 extern List *CacheValueDependencies(Query *query);
 extern int	CacheDependencyCounters(List *relids, List *value_deps,
 									ParamListInfo params, uint32 *counters);

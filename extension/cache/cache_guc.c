@@ -94,6 +94,23 @@ check_immutable_functions(char **newval, void **extra, GucSource source)
 	return ok;
 }
 
+/* Test-only settings: not shown, not in the sample file, not reset. */
+#define SFC_TEST_GUC_FLAGS (GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_NO_RESET_ALL)
+
+static bool sfc_enable_test_holds = false;
+
+/* A test hold other than 0 only on a server started for sfcache's tests. */
+static bool
+check_test_hold(int *newval, void **extra, GucSource source)
+{
+	if (*newval == 0 || sfc_enable_test_holds)
+		return true;
+	GUC_check_errcode(ERRCODE_FEATURE_NOT_SUPPORTED);
+	GUC_check_errmsg("the sfcache.test_hold_* settings are for sfcache's own tests");
+	GUC_check_errhint("They need sfcache.enable_test_holds = on at server start, as regress/sfcache.conf sets it.");
+	return false;
+}
+
 void
 CacheGucInit(void)
 {
@@ -176,21 +193,31 @@ CacheGucInit(void)
 							   PGC_SUSET, GUC_LIST_INPUT,
 							   check_immutable_functions, NULL, NULL);
 
+	/*
+	 * The isolation tests' pause points: hidden (SHOW ALL, pg_settings,
+	 * postgresql.conf.sample), and refused unless the server was started with
+	 * sfcache.enable_test_holds (regress/sfcache.conf does).
+	 */
+	DefineCustomBoolVariable("sfcache.enable_test_holds",
+							 "For sfcache's own tests: allows the sfcache.test_hold_* settings.",
+							 NULL, &sfc_enable_test_holds, false,
+							 PGC_POSTMASTER, SFC_TEST_GUC_FLAGS, NULL, NULL, NULL);
+
 	DefineCustomIntVariable("sfcache.test_hold_leader_lock",
 							"For tests: a leader waits on this advisory lock key after registering.",
 							NULL,
 							&sfc_test_hold_leader_lock, 0, 0, INT_MAX,
-							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+							PGC_SUSET, SFC_TEST_GUC_FLAGS, check_test_hold, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.test_hold_follower_lock",
 							"For tests: a follower waits on this advisory lock key once registered.",
 							NULL,
 							&sfc_test_hold_follower_lock, 0, 0, INT_MAX,
-							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+							PGC_SUSET, SFC_TEST_GUC_FLAGS, check_test_hold, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.test_hold_commit_lock",
 							"For tests: a writer waits on this advisory lock key between its two commit bumps.",
 							NULL,
 							&sfc_test_hold_commit_lock, 0, 0, INT_MAX,
-							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+							PGC_SUSET, SFC_TEST_GUC_FLAGS, check_test_hold, NULL, NULL);
 }

@@ -213,21 +213,34 @@ SFC_FUNCTION_INFO_V1(sfcache_column_untrackable_0_3);
 Datum
 sfcache_column_untrackable_0_3(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
-	Name		attname = PG_GETARG_NAME(1);
-	AttrNumber	attnum = get_attnum(relid, NameStr(*attname));
+	char	   *why = CacheColumnUntrackable(PG_GETARG_OID(0),
+											 NameStr(*PG_GETARG_NAME(1)));
+
+	if (why == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_TEXT_P(cstring_to_text(why));
+}
+
+/*
+ * Why column attname of relid cannot be tracked, or NULL when it can (or
+ * does not exist: the caller reports that).
+ */
+char *
+CacheColumnUntrackable(Oid relid, const char *attname)
+{
+	AttrNumber	attnum = get_attnum(relid, attname);
 	Oid			atttype;
 	int32		typmod;
 	Oid			attcoll;
 
 	if (attnum <= 0)
-		PG_RETURN_NULL();		/* the caller reports a missing column */
+		return NULL;
 	get_atttypetypmodcoll(relid, attnum, &atttype, &typmod, &attcoll);
 	if (!OidIsValid(lookup_type_cache(atttype, TYPECACHE_HASH_PROC)->hash_proc))
-		PG_RETURN_TEXT_P(cstring_to_text(psprintf("type %s has no default hash operator class",
-												  format_type_be(atttype))));
+		return psprintf("type %s has no default hash operator class",
+						format_type_be(atttype));
 	if (OidIsValid(attcoll) && !get_collation_isdeterministic(attcoll))
-		PG_RETURN_TEXT_P(cstring_to_text(psprintf("collation %s is not deterministic",
-												  get_collation_name(attcoll))));
-	PG_RETURN_NULL();
+		return psprintf("collation %s is not deterministic",
+						get_collation_name(attcoll));
+	return NULL;
 }

@@ -37,7 +37,7 @@ SELECT * FROM sfcache.whatif('SELECT * FROM bi_t', ARRAY[NULL]::text[]);
 SELECT sfcache.hypothetical_index(NULL);
 SELECT sfcache.hypothetical_index('CREATE INDEX ON bi_t (doc)', NULL);
 -- strict statistics helpers return NULL for NULL
-SELECT sfcache.statement_keys(NULL, NULL, NULL);
+SELECT sfcache_internal.statement_keys(NULL, NULL, NULL);
 
 -- Wrong relation kinds: an index, a sequence, a composite type, a dropped
 -- relation's OID

@@ -45,5 +45,16 @@ is($node->safe_psql('postgres', 'SELECT sfcache.version()'),
 		"SELECT extversion FROM pg_extension WHERE extname = 'sfcache'"),
 	'sfcache works after the crash restart');
 
+# The isolation tests' pause points are refused on a server not started
+# for sfcache's tests (sfcache.enable_test_holds), and hidden from SHOW ALL.
+my ($ret, $out, $err) = $node->psql('postgres', 'SET sfcache.test_hold_leader_lock = 42');
+isnt($ret, 0, 'sfcache.test_hold_* is refused outside the test configuration');
+like($err, qr/ERROR:  the sfcache.test_hold_\* settings are for sfcache's own tests\nHINT:  They need sfcache.enable_test_holds = on at server start/,
+	'with a message that says why');
+is($node->safe_psql('postgres', 'SET sfcache.test_hold_leader_lock = 0; SHOW sfcache.test_hold_leader_lock'),
+	'0', '0 (no hold) is accepted');
+unlike($node->safe_psql('postgres', 'SHOW ALL'), qr/test_hold|enable_test_holds/,
+	'SHOW ALL does not list the test-only settings');
+
 $node->stop;
 done_testing();
