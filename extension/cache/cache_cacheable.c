@@ -29,6 +29,7 @@
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
 #include "parser/scansup.h"
+#include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/varlena.h"
 #include "utils/lsyscache.h"
@@ -324,7 +325,8 @@ has_opt_out_comment(Query *query, const char *query_string)
 	if (query_string == NULL)
 		return false;
 	/* an EXPLAIN's query has no location of its own: the EXPLAIN's */
-	if (query->stmt_location <= 0 && query->stmt_len == 0 && CacheExplaining())
+	if (query->stmt_location <= 0 && query->stmt_len == 0 && CacheExplaining() &&
+		query_string == debug_query_string)
 		location = Max(CacheExplainLocation(), 0);
 	if ((size_t) location > strlen(query_string))
 		location = 0;
