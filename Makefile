@@ -10,6 +10,7 @@ OBJS = $(CORE_OBJS) $(CACHE_OBJS) $(ADVICE_OBJS) $(WHATIF_OBJS) $(BUS_OBJS)
 # extension/core: _PG_init, the hook points, shared memory, nesting level.
 CORE_OBJS = \
 	extension/core/sfcache.o \
+	extension/core/core_extension.o \
 	extension/core/core_hooks.o \
 	extension/core/core_nesting.o \
 	extension/core/core_shmem.o \

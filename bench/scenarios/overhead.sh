@@ -17,6 +17,8 @@ for t in sfc plain; do
 	BENCH_PSQL_DB=postgres bpsql "$t" -c 'DROP DATABASE IF EXISTS pgb' -c 'CREATE DATABASE pgb' >/dev/null
 	"$PGBIN/pgbench" -h "$BENCH_WORK/sock" -p "$(target_port "$t")" -i -q -s "$sf" pgb >/dev/null 2>&1
 done
+# sfcache acts only where it is created (a build from before 0.4 acts everywhere)
+BENCH_PSQL_DB=pgb bpsql sfc -c 'CREATE EXTENSION IF NOT EXISTS sfcache' >/dev/null
 
 # sfcache configurations, as PGOPTIONS for the sessions of the run.
 # "loaded": whatever this sfcache build does when nothing is set.

@@ -17,6 +17,9 @@
  * or bypasses the cache (a hit scans nothing): that plan is sampled as the
  * statement's own (SfcAtClientLevel()).
  *
+ * Nothing is sampled nor counted in a database where sfcache is not
+ * created (SfcExtensionActive(), core/core_extension.c).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -44,6 +47,17 @@
 static QueryDesc *advice_sampled[ADVICE_MAX_SAMPLED];
 static int	advice_nsampled = 0;
 
+/*
+ * The cache's invalidation callback, inside a commit: the database's
+ * answer is the one its statements were recorded under.
+ */
+static void
+advice_invalidation(Oid relid)
+{
+	if (SfcExtensionWasActive())
+		AdviceStoreInvalidation(relid);
+}
+
 void
 AdviceInit(void)
 {
@@ -53,7 +67,7 @@ AdviceInit(void)
 	SfcShmemRegister(&AdviceShmemPart);
 	/* after the record's part: its init reads the file into the record */
 	SfcShmemRegister(&AdvicePersistShmemPart);
-	CacheRegisterInvalidationCallback(AdviceStoreInvalidation);
+	CacheRegisterInvalidationCallback(advice_invalidation);
 }
 
 /* Should this statement's plan be recorded? */
@@ -63,7 +77,7 @@ advice_should_sample(int eflags)
 	if (!advice_enabled || advice_sample_rate <= 0.0 ||
 		!SfcAtClientLevel() ||
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) || IsParallelWorker() ||
-		advice_nsampled >= ADVICE_MAX_SAMPLED)
+		advice_nsampled >= ADVICE_MAX_SAMPLED || !SfcExtensionActive())
 		return false;
 	return advice_sample_rate >= 1.0 ||
 		pg_prng_double(&pg_global_prng_state) < advice_sample_rate;
@@ -121,7 +135,8 @@ advice_count_writes(QueryDesc *queryDesc)
 	ListCell   *lc;
 
 	if (!advice_enabled || stmt->resultRelations == NIL ||
-		(queryDesc->estate->es_top_eflags & EXEC_FLAG_EXPLAIN_ONLY))
+		(queryDesc->estate->es_top_eflags & EXEC_FLAG_EXPLAIN_ONLY) ||
+		!SfcExtensionActive())
 		return;
 	foreach(lc, stmt->resultRelations)
 		AdviceStoreWrite(rt_fetch(lfirst_int(lc), stmt->rtable)->relid);
@@ -147,7 +162,7 @@ AdviceUtilityDone(Node *stmt)
 	ListCell   *lc;
 	Oid			relid;
 
-	if (!advice_enabled)
+	if (!advice_enabled || !SfcExtensionActive())
 		return;
 	if (IsA(stmt, CopyStmt) && ((CopyStmt *) stmt)->is_from &&
 		((CopyStmt *) stmt)->relation != NULL)

@@ -51,6 +51,12 @@ extern void CacheUtilityEnd(const char *saved_execute_text);
 extern void CacheExplainBegin(void);
 extern void CacheExplainEnd(ExplainState *es);
 
+/* cache_explain.c: ProcessUtility, around an EXPLAIN statement */
+extern bool CacheExplainUtilityBegin(PlannedStmt *pstmt);
+extern void CacheExplainUtilityEnd(bool saved);
+extern bool CacheExplaining(void);
+extern int	CacheExplainLocation(void);
+
 /* cache_inval.c: where writes are seen, and the commit protocol */
 extern void CacheExecutorStart(QueryDesc *queryDesc, int eflags);
 extern bool CacheUtilityWritesBegin(Node *stmt);
@@ -59,6 +65,9 @@ extern void CacheUtilityDone(Node *stmt);
 extern void CacheObjectAccess(ObjectAccessType access, Oid classId,
 							  Oid objectId, int subId, void *arg);
 extern void CacheXactEvent(XactEvent event);
+
+/* cache_store.c: transaction end, frees a database's results after a DROP */
+extern void CacheStoreXactEvent(XactEvent event);
 
 /*
  * cache_inval.c: called once per relation a committed transaction wrote
@@ -503,6 +512,7 @@ typedef struct CacheEntry
 {
 	CacheKey	key;
 	uint32		hashcode;
+	Oid			dbid;			/* database of the leader that stored it */
 	EntryState	state;
 	bool		transient;		/* coalesce mode: free once waiters have read */
 	int			leader_pid;
@@ -538,6 +548,7 @@ extern bool CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now,
 									 SfcCounter *why_not);
 extern void CacheStoreCopyResult(CacheEntry *entry, CachedResult *out);
 extern void CacheStoreFlush(void);
+extern void CacheStoreFlushDatabase(Oid dbid);
 extern void CacheStoreUsage(uint64 *bytes, uint64 *entries);
 
 /* ---- the custom scan (cache_scan.c, cache_run.c) ---- */
@@ -581,6 +592,9 @@ typedef struct CaptureReceiver
 extern CaptureReceiver *CacheCaptureReceiverCreate(Size limit);
 extern bool CacheTypeHasFixedText(Oid type);
 
+/* cache_scan.c: ExecutorEnd, before the advice walks the plan */
+extern void CacheExecutorEnd(QueryDesc *queryDesc);
+
 /* cache_scan.c: the scan as cache_replay.c drives it */
 extern bool CacheScanIsCacheScan(PlanState *planstate);
 extern void CacheScanStartRun(PlanState *planstate, bool send_datarows,
@@ -590,7 +604,13 @@ extern bool CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32
 /* cache_replay.c: ExecutorRun (core_hooks.c) */
 extern DestReceiver *CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction,
 											 bool execute_once);
-extern void CacheRunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
-							   Snapshot snapshot, DestReceiver *dest);
+extern PlannedStmt *CachePlanSavedQuery(const SfcScanPrivate *priv, ParamListInfo params);
+extern QueryDesc *CacheRunSavedQuery(PlannedStmt *stmt, const SfcScanPrivate *priv,
+									 ParamListInfo params, Snapshot snapshot,
+									 DestReceiver *dest, int instrument_options);
+extern void CacheEndSavedQuery(QueryDesc *qd);
+
+/* cache_explain.c: the plan a miss runs, shown under the cache node */
+extern void CacheExplainChild(CustomScanState *node, QueryDesc *child, ExplainState *es);
 
 #endif							/* SFCACHE_CACHE_H */

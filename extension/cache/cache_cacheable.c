@@ -29,6 +29,8 @@
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "nodes/nodeFuncs.h"
+#include "parser/scansup.h"
+#include "tcop/tcopprot.h"
 #include "utils/builtins.h"
 #include "utils/varlena.h"
 #include "utils/lsyscache.h"
@@ -228,24 +230,123 @@ returns_anonymous_records(Query *query)
 	return false;
 }
 
-/* True if the statement's text starts with a comment naming sfcache:off. */
+/* Does the comment text between start and end name sfcache:off? */
+static bool
+names_opt_out(const char *start, const char *end)
+{
+	for (const char *q = start; q + 11 <= end; q++)
+		if (strncmp(q, "sfcache:off", 11) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Skip blanks and comments (-- to the end of the line, and nested slash-star
+ * ones, as the scanner reads them); note whether one names sfcache:off.
+ */
+static const char *
+skip_blanks(const char *p, bool *opt_out)
+{
+	for (;;)
+	{
+		while (scanner_isspace(*p))
+			p++;
+		if (p[0] == '-' && p[1] == '-')
+		{
+			const char *end = p + strcspn(p, "\n");
+
+			*opt_out |= names_opt_out(p + 2, end);
+			p = end;
+		}
+		else if (p[0] == '/' && p[1] == '*')
+		{
+			const char *q = p + 2;
+			int			depth = 1;
+
+			while (*q != '\0' && depth > 0)
+			{
+				if (q[0] == '/' && q[1] == '*')
+					depth++, q++;
+				else if (q[0] == '*' && q[1] == '/')
+					depth--, q++;
+				q++;
+			}
+			*opt_out |= names_opt_out(p + 2, q);
+			p = q;
+		}
+		else
+			return p;
+	}
+}
+
+/* Is the keyword word (lower case) at p, as a whole word? */
+static bool
+at_keyword(const char *p, const char *word)
+{
+	size_t		len = strlen(word);
+
+	return pg_strncasecmp(p, word, len) == 0 &&
+		!(isalnum((unsigned char) p[len]) || p[len] == '_' || p[len] == '$' ||
+		  IS_HIGHBIT_SET(p[len]));
+}
+
+/* Skip EXPLAIN's option list "( ... )" at p, its comments included. */
+static const char *
+skip_explain_options(const char *p, bool *opt_out)
+{
+	int			depth = 0;
+
+	do
+	{
+		p = skip_blanks(p, opt_out);
+		if (*p == '(')
+			depth++;
+		else if (*p == ')')
+			depth--;
+		else if (*p == '\'' || *p == '"')
+		{
+			const char *close = strchr(p + 1, *p);
+
+			p = close ? close : p + strlen(p) - 1;
+		}
+		else if (*p == '\0')
+			return p;
+		p++;
+	} while (depth > 0);
+	return p;
+}
+
+/*
+ * True if a comment naming sfcache:off stands before the statement's
+ * first token: at its start, or anywhere in an EXPLAIN before the
+ * explained statement (EXPLAIN (ANALYZE), then the comment, then SELECT).
+ */
 static bool
 has_opt_out_comment(Query *query, const char *query_string)
 {
 	const char *p;
-	const char *end;
+	bool		opt_out = false;
+	int			location = Max(query->stmt_location, 0);
 
 	if (query_string == NULL)
 		return false;
-	p = query_string + Max(query->stmt_location, 0);
-	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
-		p++;
-	if (strncmp(p, "/*", 2) != 0 || (end = strstr(p, "*/")) == NULL)
-		return false;
-	for (const char *q = p + 2; q + 11 <= end; q++)
-		if (strncmp(q, "sfcache:off", 11) == 0)
-			return true;
-	return false;
+	/* an EXPLAIN's query has no location of its own: the EXPLAIN's */
+	if (query->stmt_location <= 0 && query->stmt_len == 0 && CacheExplaining() &&
+		query_string == debug_query_string)
+		location = Max(CacheExplainLocation(), 0);
+	if ((size_t) location > strlen(query_string))
+		location = 0;
+	p = skip_blanks(query_string + location, &opt_out);
+	if (at_keyword(p, "explain"))
+	{
+		p = skip_blanks(p + 7, &opt_out);
+		if (*p == '(')
+			p = skip_blanks(skip_explain_options(p, &opt_out), &opt_out);
+		while (at_keyword(p, "analyze") || at_keyword(p, "analyse") ||
+			   at_keyword(p, "verbose"))
+			p = skip_blanks(p + 7, &opt_out);
+	}
+	return opt_out;
 }
 
 /* What can be decided when the statement is planned. */

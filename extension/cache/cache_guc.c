@@ -111,6 +111,18 @@ check_test_hold(int *newval, void **extra, GucSource source)
 	return false;
 }
 
+/* The admission test clock, likewise: -1 (the real clock) anywhere. */
+static bool
+check_test_clock(int *newval, void **extra, GucSource source)
+{
+	if (*newval == -1 || sfc_enable_test_holds)
+		return true;
+	GUC_check_errcode(ERRCODE_FEATURE_NOT_SUPPORTED);
+	GUC_check_errmsg("sfcache.test_admission_clock is for sfcache's own tests");
+	GUC_check_errhint("It needs sfcache.enable_test_holds = on at server start, as regress/sfcache.conf sets it.");
+	return false;
+}
+
 void
 CacheGucInit(void)
 {
@@ -184,7 +196,7 @@ CacheGucInit(void)
 							"For tests: the time in seconds admission's periods are cut from (-1: the clock).",
 							NULL,
 							&sfc_test_admission_clock_s, -1, -1, INT_MAX,
-							PGC_SUSET, GUC_NOT_IN_SAMPLE, NULL, NULL, NULL);
+							PGC_SUSET, SFC_TEST_GUC_FLAGS, check_test_clock, NULL, NULL);
 
 	DefineCustomStringVariable("sfcache.immutable_functions",
 							   "Functions treated as immutable by the cache, as name or schema.name.",

@@ -842,6 +842,14 @@ CacheExecutorStart(QueryDesc *queryDesc, int eflags)
 {
 	PlannedStmt *stmt = queryDesc->plannedstmt;
 
+	/*
+	 * A cached plan is not planned again unless something invalidates it:
+	 * this is where a client's statement learns that sfcache was created or
+	 * dropped in its database since the plan was made (core_extension.c then
+	 * resets the plan cache, for its next execution).
+	 */
+	if (sfc_nesting_level == 0)
+		(void) SfcExtensionActive();
 	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY) &&
 		(stmt->commandType != CMD_SELECT || stmt->hasModifyingCTE))
 	{

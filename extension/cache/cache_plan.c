@@ -289,7 +289,8 @@ plan_client_select(Query *parse, const char *query_string, int cursorOptions)
 PlannedStmt *
 CachePlanStatement(Query *parse, const char *query_string, int cursorOptions)
 {
-	if (parse->commandType != CMD_SELECT || !is_client_statement(query_string))
+	if (parse->commandType != CMD_SELECT || !is_client_statement(query_string) ||
+		!SfcExtensionActive())
 		return NULL;
 
 	/* a client's SELECT under DECLARE, CREATE TABLE AS, COPY and such */

@@ -217,24 +217,43 @@ CacheCaptureReceiverCreate(Size limit)
 	return cap;
 }
 
-/* Plan and run the saved query with the given parameters and snapshot. */
-void
-CacheRunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
-				   Snapshot snapshot, DestReceiver *dest)
+/*
+ * Plan the saved query with the given parameters: the plan a miss runs
+ * (and EXPLAIN shows under the cache node).
+ */
+PlannedStmt *
+CachePlanSavedQuery(const SfcScanPrivate *priv, ParamListInfo params)
 {
 	Query	   *query = copyObject(priv->query);
-	PlannedStmt *stmt;
-	QueryDesc  *qd;
 
 	/* the text kept is the statement's own, not the client's whole string */
 	query->stmt_location = 0;
-	stmt = pg_plan_query(query, priv->query_string, priv->cursor_options, params);
-	qd = CreateQueryDesc(stmt, priv->query_string, snapshot, InvalidSnapshot,
-						 dest, params, NULL, 0);
+	return pg_plan_query(query, priv->query_string, priv->cursor_options, params);
+}
+
+/*
+ * Run a plan of the saved query to its end with the given parameters and
+ * snapshot, counting what instrument_options asks (EXPLAIN ANALYZE). The
+ * executor is finished, not ended: the caller ends it (CacheEndSavedQuery)
+ * once EXPLAIN has shown it, or right away.
+ */
+QueryDesc *
+CacheRunSavedQuery(PlannedStmt *stmt, const SfcScanPrivate *priv, ParamListInfo params,
+				   Snapshot snapshot, DestReceiver *dest, int instrument_options)
+{
+	QueryDesc  *qd = CreateQueryDesc(stmt, priv->query_string, snapshot, InvalidSnapshot,
+									 dest, params, NULL, instrument_options);
+
 	/* the index advice samples this plan as the client's statement */
 	SfcExecutorStartForClient(qd, 0);
 	ExecutorRun(qd, ForwardScanDirection, 0, true);
 	ExecutorFinish(qd);
+	return qd;
+}
+
+void
+CacheEndSavedQuery(QueryDesc *qd)
+{
 	ExecutorEnd(qd);
 	FreeQueryDesc(qd);
 }

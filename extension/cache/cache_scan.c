@@ -41,6 +41,7 @@ typedef struct SfcScanState
 	bool		resolved;
 	SfcOutcome	outcome;
 	SfcBypass	bypass;
+	bool		inactive;		/* sfcache not created in this database */
 	char	   *rows;			/* serialised rows being replayed */
 	Size		rows_len;
 	Size		pos;
@@ -58,6 +59,10 @@ typedef struct SfcScanState
 	/* validity windows (cache_window.c) */
 	WindowProbe *probe;			/* this execution's windowed constants */
 	StringInfoData windows;		/* the windows it was served or stored with */
+	/* the plan a miss runs, and EXPLAIN shows under the node */
+	PlannedStmt *child_stmt;
+	QueryDesc  *child;			/* its executor, while EXPLAIN may show it */
+	bool		child_display_only; /* started for EXPLAIN, never run */
 } SfcScanState;
 
 static Node *create_scan_state(CustomScan *cscan);
@@ -142,14 +147,70 @@ create_scan_state(CustomScan *cscan)
 }
 
 /*
+ * The node's estimates become its child's (what a miss costs), as EXPLAIN
+ * shows them: the plan may be a cached one, so the node is given a copy.
+ */
+static void
+adopt_child_estimates(SfcScanState *state)
+{
+	Plan	   *child = state->child_stmt->planTree;
+	CustomScan *copy = palloc(sizeof(CustomScan));
+
+	memcpy(copy, state->css.ss.ps.plan, sizeof(CustomScan));
+	copy->scan.plan.startup_cost = child->startup_cost;
+	copy->scan.plan.total_cost = child->total_cost;
+	copy->scan.plan.plan_rows = child->plan_rows;
+	copy->scan.plan.plan_width = child->plan_width;
+	state->css.ss.ps.plan = (Plan *) copy;
+}
+
+/* Plan the saved query with this execution's parameters (a miss, EXPLAIN). */
+static void
+plan_child(SfcScanState *state)
+{
+	EState	   *estate = state->css.ss.ps.state;
+	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
+
+	state->child_stmt = CachePlanSavedQuery(&state->priv, estate->es_param_list_info);
+	adopt_child_estimates(state);
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Run the child to its end into dest, with the given snapshot. Under
+ * EXPLAIN ANALYZE (or anything else that counts the nodes' rows) its
+ * executor is kept until the node ends, for EXPLAIN to show.
+ */
+static void
+run_child(SfcScanState *state, Snapshot snapshot, DestReceiver *dest)
+{
+	EState	   *estate = state->css.ss.ps.state;
+	QueryDesc  *qd;
+
+	if (state->child_stmt == NULL)
+		plan_child(state);
+	qd = CacheRunSavedQuery(state->child_stmt, &state->priv, estate->es_param_list_info,
+							snapshot, dest, estate->es_instrument);
+	if (estate->es_instrument != 0)
+		state->child = qd;
+	else
+		CacheEndSavedQuery(qd);
+}
+
+/*
  * The executor gives a custom scan a virtual scan slot; rows are replayed
  * as minimal tuples, through a slot of that kind with the same descriptor.
  * The plan's target list matches the descriptor, so no projection runs.
+ * Under EXPLAIN the child is planned now, so that the node shows its
+ * estimates; otherwise only a miss plans it.
  */
 static void
 begin_scan(CustomScanState *node, EState *estate, int eflags)
 {
 	SfcScanState *state = (SfcScanState *) node;
+
+	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) || CacheExplaining())
+		plan_child(state);
 
 	/* as ExecInitExpr would for the plan a hit does not start */
 	CacheCheckFunctionsExecutable(state->priv.funcids);
@@ -171,8 +232,21 @@ run_uncached(SfcScanState *state, SfcBypass why)
 	state->outcome = SFC_RUN_UNCACHED;
 	state->bypass = why;
 	CacheStatsBypass(why, state->priv.query->queryId);
-	CacheRunSavedQuery(&state->priv, estate->es_param_list_info, estate->es_snapshot,
-					   (DestReceiver *) cap);
+	run_child(state, estate->es_snapshot, (DestReceiver *) cap);
+	state->spill = cap->spill;
+}
+
+/* Run the saved query in a database where sfcache is not created: uncounted. */
+static void
+run_inactive(SfcScanState *state)
+{
+	EState	   *estate = state->css.ss.ps.state;
+	CaptureReceiver *cap = CacheCaptureReceiverCreate(0);
+
+	state->outcome = SFC_RUN_UNCACHED;
+	state->bypass = SFC_BYPASS_DISABLED;
+	state->inactive = true;
+	run_child(state, estate->es_snapshot, (DestReceiver *) cap);
 	state->spill = cap->spill;
 }
 
@@ -218,8 +292,7 @@ run_as_leader(SfcScanState *state, CacheKey key)
 			standby_why = CacheCheckStandby(state->priv.relids);
 		PushActiveSnapshot(GetTransactionSnapshot());
 		SfcTestHoldOnAdvisoryLock(sfc_test_hold_leader_lock);
-		CacheRunSavedQuery(&state->priv, estate->es_param_list_info,
-						   GetActiveSnapshot(), (DestReceiver *) cap);
+		run_child(state, GetActiveSnapshot(), (DestReceiver *) cap);
 		/* the windows of a result to store, with the snapshot it used */
 		if (storable && cap->spill == NULL)
 			CacheWindowsCompute(state->probe, estate->es_param_list_info,
@@ -284,6 +357,12 @@ resolve(SfcScanState *state)
 	Bitmapset  *windowed_params;
 
 	state->resolved = true;
+	if (!SfcExtensionActive())
+	{
+		/* dropped since this plan was made: as if there were no sfcache */
+		run_inactive(state);
+		return;
+	}
 	if (why == SFC_BYPASS_NONE)
 		why = CacheCheckHierarchies(state->priv.inh_roots);
 	if (why == SFC_BYPASS_NONE && params != NULL && params->paramFetch != NULL)
@@ -402,6 +481,14 @@ end_scan(CustomScanState *node)
 
 	if (state->spill != NULL)
 		tuplestore_end(state->spill);
+	if (state->child != NULL && state->child_display_only)
+	{
+		standard_ExecutorEnd(state->child);
+		FreeQueryDesc(state->child);
+	}
+	else if (state->child != NULL)
+		CacheEndSavedQuery(state->child);
+	state->child = NULL;
 }
 
 static void
@@ -432,6 +519,45 @@ outcome_name(SfcScanState *state)
 	return "unknown";
 }
 
+/*
+ * The child's executor as EXPLAIN shows it: the one that ran, or else one
+ * started for EXPLAIN only (a hit, plain EXPLAIN, auto_explain), without
+ * the hooks: nothing samples or logs it. Its nodes never run ("never
+ * executed" under ANALYZE).
+ */
+static QueryDesc *
+child_for_explain(SfcScanState *state)
+{
+	EState	   *estate = state->css.ss.ps.state;
+	MemoryContext old;
+	bool		pushed = false;
+
+	if (state->child != NULL)
+		return state->child;
+	old = MemoryContextSwitchTo(estate->es_query_cxt);
+	if (!ActiveSnapshotSet())
+	{
+		PushActiveSnapshot(estate->es_snapshot);
+		pushed = true;
+	}
+	if (state->child_stmt == NULL)
+		plan_child(state);
+	state->child = CreateQueryDesc(state->child_stmt, state->priv.query_string,
+								   estate->es_snapshot, InvalidSnapshot, None_Receiver,
+								   estate->es_param_list_info, NULL, estate->es_instrument);
+	state->child_display_only = true;
+	standard_ExecutorStart(state->child, EXEC_FLAG_EXPLAIN_ONLY);
+	if (pushed)
+		PopActiveSnapshot();
+	MemoryContextSwitchTo(old);
+	return state->child;
+}
+
+/*
+ * EXPLAIN: the cache's outcome and settings as the node's properties (a
+ * new property is one more line here), then the plan a miss runs as the
+ * node's child.
+ */
 static void
 explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 {
@@ -442,7 +568,9 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	else
 	{
 		ExplainPropertyText("Cache", outcome_name(state), es);
-		if (state->bypass != SFC_BYPASS_NONE)
+		if (state->inactive)
+			ExplainPropertyText("Cache Bypass", "extension not created in this database", es);
+		else if (state->bypass != SFC_BYPASS_NONE)
 			ExplainPropertyText("Cache Bypass", CacheBypassReasonName(state->bypass), es);
 	}
 	if (state->resolved && state->windows.len > 0)
@@ -458,6 +586,7 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 				 (unsigned long long) state->priv.key.lo);
 		ExplainPropertyText("Cache Key", key, es);
 	}
+	CacheExplainChild(node, child_for_explain(state), es);
 }
 
 /* Is this plan state a cache scan? */
@@ -495,6 +624,21 @@ CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32 *len)
 	*len = state->row_len;
 	state->row_body = NULL;
 	return true;
+}
+
+/*
+ * ExecutorEnd (core_hooks.c), before the index advice walks the plan: the
+ * child EXPLAIN hung under the cache node is not part of the plan (a run
+ * child records itself when it ends; one started for EXPLAIN ran nothing).
+ */
+void
+CacheExecutorEnd(QueryDesc *queryDesc)
+{
+	PlanState  *planstate = queryDesc->planstate;
+
+	if (planstate != NULL && IsA(planstate, CustomScanState) &&
+		((CustomScanState *) planstate)->methods == &sfc_scan_exec_methods)
+		((CustomScanState *) planstate)->custom_ps = NIL;
 }
 
 void

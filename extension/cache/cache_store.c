@@ -399,6 +399,7 @@ CacheStoreInsert(CacheEntry *entry, CacheKey key, uint32 hashcode)
 	m->slot = entry - entries;
 	entry->key = key;
 	entry->hashcode = hashcode;
+	entry->dbid = MyDatabaseId;
 	entry->state = ENTRY_COMPUTING;
 	entry->transient = false;
 	entry->leader_pid = MyProcPid;
@@ -553,22 +554,23 @@ CacheStoreCopyResult(CacheEntry *entry, CachedResult *out)
 }
 
 /* Drop every ready entry (computing ones finish and are then stale). */
-void
-CacheStoreFlush(void)
+/* Remove the ready entries of database dbid (InvalidOid: of every one). */
+static void
+remove_ready_entries(Oid dbid)
 {
-	CacheInvalidateAllNow();
 	for (int i = 0; i < sfc_max_entries; i++)
 	{
 		CacheEntry *e = &entries[i];
 		uint32		hashcode = e->hashcode;
 		LWLock	   *lock;
 
-		if (e->state != ENTRY_READY)
+		if (e->state != ENTRY_READY || (OidIsValid(dbid) && e->dbid != dbid))
 			continue;
 		lock = CacheStorePartitionLock(hashcode);
 		LWLockAcquire(lock, LW_EXCLUSIVE);
 		if (e->hashcode % SFC_PARTITIONS == hashcode % SFC_PARTITIONS &&
-			e->state == ENTRY_READY && e->waiters == 0)
+			e->state == ENTRY_READY && e->waiters == 0 &&
+			(!OidIsValid(dbid) || e->dbid == dbid))
 		{
 			e->last_key = e->key;
 			e->last_ending = ENDING_RETRY;
@@ -576,6 +578,42 @@ CacheStoreFlush(void)
 		}
 		LWLockRelease(lock);
 	}
+}
+
+void
+CacheStoreFlush(void)
+{
+	CacheInvalidateAllNow();
+	remove_ready_entries(InvalidOid);
+}
+
+/*
+ * Free the results of one database, where sfcache was dropped (or a
+ * creation rolled back): no generation moves, other databases keep theirs.
+ */
+void
+CacheStoreFlushDatabase(Oid dbid)
+{
+	remove_ready_entries(dbid);
+}
+
+/*
+ * The transaction callback (core_hooks.c), after CacheXactEvent: a
+ * transaction that dropped an extension (sfcache or another: the name is
+ * not known any more) frees its database's results at commit, and so does
+ * the commit of a creation and the rollback of one (results a leader that
+ * had not yet seen a DROP stored). Writes are noted in every database, so
+ * what remains could never be stale, only waste memory.
+ */
+void
+CacheStoreXactEvent(XactEvent event)
+{
+	bool		created;
+
+	if ((event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT) &&
+		SfcExtensionChangedInXact(&created) &&
+		(event == XACT_EVENT_COMMIT || created))
+		CacheStoreFlushDatabase(MyDatabaseId);
 }
 
 void

@@ -15,6 +15,8 @@
 #ifndef SFCACHE_CORE_H
 #define SFCACHE_CORE_H
 
+#include "access/xact.h"
+#include "catalog/objectaccess.h"
 #include "datatype/timestamp.h"
 #include "executor/execdesc.h"
 #include "fmgr.h"
@@ -60,6 +62,18 @@ extern void SfcShmemRegister(const SfcShmemPart *part);
 extern void SfcShmemRequest(void);
 extern void SfcShmemStartup(void);
 extern TimestampTz SfcSharedStartedAt(void);
+
+/* ---- is sfcache created in this database? (core_extension.c) ---- */
+
+extern void SfcExtensionInit(void);
+extern bool SfcExtensionActive(void);
+extern bool SfcExtensionWasActive(void);
+extern bool SfcExtensionChangedInXact(bool *created);
+
+/* core_extension.c: its parts of the hooks (core_hooks.c) */
+extern void SfcExtensionObjectAccess(ObjectAccessType access, Oid classId);
+extern void SfcExtensionXactEvent(XactEvent event);
+extern void SfcExtensionUtilityDone(Node *stmt);
 
 /* ---- hook points (core_hooks.c) ---- */
 

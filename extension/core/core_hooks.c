@@ -28,20 +28,27 @@
  *	ExecutorRun, ExecutorFinish: core (nesting level + 1 around them);
  *		ExecutorRun also lets the cache swap the receiver (cache_replay.c),
  *		decided again at each run of a portal.
- *	ExecutorEnd: advice (records the sampled plan, counts writes), then the
- *		executor.
+ *	ExecutorEnd: cache (the plan EXPLAIN showed under the cache node is
+ *		taken off it), advice (records the sampled plan, counts writes),
+ *		then the executor.
  *	ProcessUtility: whatif (a plain EXPLAIN shows the session's
  *		hypothetical indexes), core (nesting level + 1 unless EXPLAIN or
  *		EXECUTE), cache (the text of the prepared statement a client's
- *		EXECUTE runs; the writes the command makes, COMMIT PREPARED
+ *		EXECUTE runs; that an EXPLAIN runs, so the cache node shows its
+ *		child plan; the writes the command makes, COMMIT PREPARED
  *		bracketed as a global write in flight), then the command; after it
- *		succeeded, cache (VACUUM and ANALYZE drop results over their tables)
- *		and advice (counts COPY FROM and TRUNCATE).
- *	object_access: the previous hook, then cache (ALTER and DROP of
+ *		succeeded, core (COMMIT PREPARED moves every extension epoch),
+ *		cache (VACUUM and ANALYZE drop results over their tables) and
+ *		advice (counts COPY FROM and TRUNCATE).
+ *	object_access: the previous hook, then core (an extension created or
+ *		dropped, core_extension.c), then cache (ALTER and DROP of
  *		relations, hierarchy changes, code and types that change results).
  *	transaction callback: advice (forgets sampled statements), then cache
  *		(bumps generations around the commit; at commit, the cache's
- *		invalidation callbacks, which the advice registered, run).
+ *		invalidation callbacks, which the advice registered, run; a
+ *		transaction that created or dropped an extension frees its
+ *		database's results), then core (moves the database's extension
+ *		epoch, so that other sessions read pg_extension again).
  *
  * Subsystems that register with PostgreSQL's own registries (relcache and
  * syscache callbacks, custom scan methods, before_shmem_exit) do so in
@@ -247,6 +254,7 @@ sfc_ExecutorFinish(QueryDesc *queryDesc)
 static void
 sfc_ExecutorEnd(QueryDesc *queryDesc)
 {
+	CacheExecutorEnd(queryDesc);
 	AdviceExecutorEnd(queryDesc);
 	if (prev_ExecutorEnd)
 		prev_ExecutorEnd(queryDesc);
@@ -289,6 +297,7 @@ typedef struct UtilityUndo
 	int			whatif_explain; /* whatif: WhatifUtilityBegin()'s result */
 	bool		cache_entered;	/* cache: the EXECUTE text was set... */
 	const char *execute_text;	/* ... over this one */
+	bool		cache_explaining;	/* cache: the EXPLAIN state to restore */
 	bool		commit_prepared;	/* cache: a COMMIT PREPARED in flight */
 } UtilityUndo;
 
@@ -298,7 +307,10 @@ utility_undo(const UtilityUndo *u)
 {
 	CacheUtilityWritesEnd(u->commit_prepared);
 	if (u->cache_entered)
+	{
+		CacheExplainUtilityEnd(u->cache_explaining);
 		CacheUtilityEnd(u->execute_text);
+	}
 	sfc_nesting_level = u->nesting_level;
 	WhatifUtilityEnd(u->whatif_explain);
 }
@@ -312,7 +324,7 @@ static void
 run_utility_wrapped(const UtilityCall *c)
 {
 	Node	   *stmt = c->pstmt->utilityStmt;
-	UtilityUndo u = {sfc_nesting_level, WHATIF_NOT_EXPLAIN, false, NULL, false};
+	UtilityUndo u = {sfc_nesting_level, WHATIF_NOT_EXPLAIN, false, NULL, false, false};
 	volatile UtilityUndo *vu = &u;
 
 	PG_TRY();
@@ -321,6 +333,7 @@ run_utility_wrapped(const UtilityCall *c)
 		if (SfcUtilityNests(stmt))
 			sfc_nesting_level++;
 		vu->execute_text = CacheUtilityBegin(stmt, c->context);
+		vu->cache_explaining = CacheExplainUtilityBegin(c->pstmt);
 		vu->cache_entered = true;
 		vu->commit_prepared = CacheUtilityWritesBegin(stmt);
 		run_utility(c);
@@ -345,6 +358,7 @@ sfc_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	queryEnv, dest, qc};
 
 	run_utility_wrapped(&call);
+	SfcExtensionUtilityDone(pstmt->utilityStmt);
 	CacheUtilityDone(pstmt->utilityStmt);
 	AdviceUtilityDone(pstmt->utilityStmt);
 }
@@ -357,6 +371,7 @@ sfc_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 {
 	if (prev_object_access)
 		prev_object_access(access, classId, objectId, subId, arg);
+	SfcExtensionObjectAccess(access, classId);
 	CacheObjectAccess(access, classId, objectId, subId, arg);
 }
 
@@ -365,6 +380,8 @@ sfc_xact_callback(XactEvent event, void *arg)
 {
 	AdviceXactEvent(event);
 	CacheXactEvent(event);
+	CacheStoreXactEvent(event);
+	SfcExtensionXactEvent(event);
 }
 
 /* Install every hook; from _PG_init, after the subsystems' Init. */

@@ -120,7 +120,8 @@ SELECT count(*) FROM public.sec_bait;
 SELECT id FROM public.sec_bait WHERE id = 1;
 SELECT rolsuper FROM pg_roles WHERE rolname = 'sec_attacker';
 -- a planted table of the same name is not read either (no settings, no
--- error): the relation is excluded there, yet the statement is cached
+-- error); nor does the cache act in a database without the extension: the
+-- plan is PostgreSQL's own
 SET ROLE sec_attacker;
 DROP VIEW sfcache.relation_settings;
 CREATE TABLE sfcache.relation_settings (relid regclass, ttl_seconds integer, excluded boolean);

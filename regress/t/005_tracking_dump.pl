@@ -1,6 +1,7 @@
 # Tracked columns are catalog state (a trigger per table): they survive a
 # restart, and pg_dump and pg_restore carry them to another database,
-# where the restored table's writes invalidate by value again. (A logical
+# where the restored table's writes invalidate by value again. The
+# restore's CREATE EXTENSION is what turns the cache on in that database. (A logical
 # replication subscriber's commits drop every result: 004_logical_subscriber.pl.)
 use strict;
 use warnings;
@@ -57,7 +58,14 @@ check_by_value('postgres', 'after restart');
 my $dump = $node->basedir . '/tracked.dump';
 $node->command_ok([ 'pg_dump', '-Fc', '-f', $dump, '-d', $node->connstr('postgres') ], 'pg_dump');
 $node->safe_psql('postgres', 'CREATE DATABASE restored');
+$node->safe_psql('restored', 'CREATE TABLE before_restore (id int); INSERT INTO before_restore VALUES (1)');
+unlike($node->safe_psql('restored', 'EXPLAIN SELECT id FROM before_restore WHERE id = 1'),
+	qr/sfcache/, 'before the restore, the database has no extension: no cache node');
 $node->command_ok([ 'pg_restore', '-d', $node->connstr('restored'), $dump ], 'pg_restore');
+# the dump's CREATE EXTENSION turned the cache on there, for a new session
+$node->safe_psql('restored', 'SELECT id FROM before_restore WHERE id = 1');
+is(outcome('restored', 'SELECT id FROM before_restore WHERE id = 1'), 'hit',
+	'pg_restore of a database that had the extension turns the cache on');
 is($node->safe_psql('restored', 'SELECT relation || ' . "'.'" . ' || column_name || active FROM sfcache.tracked_columns ORDER BY 1'),
 	"event.user_idtrue\nevent_a.user_idtrue\nnotif.user_idtrue", 'tracking is restored, active');
 is($node->safe_psql('restored', 'SELECT count(*) FROM notif'),
