@@ -15,7 +15,11 @@
  *		of its two such columns (tracked or not) with the most sampled
  *		calls, each one not tracked yet (in sfcache.tracked_columns, active or not: a disabled
  *		trigger is the owner's choice) gets sfcache.track(), and
- *		sfcache.untrack() to reverse it.
+ *		sfcache.untrack() to reverse it. A column is left out when another
+ *		such column of the table (tracked or not) has more distinct values
+ *		by pg_stats and is compared by every statement that compares it:
+ *		the cache depends on the most selective restricted column only
+ *		(user_id, not status, for WHERE user_id = $1 AND status = $2).
  *
  *		exclude: a table written at least twice and at least 60 times a
  *		minute, not excluded, read by recorded statements (it has quals in
@@ -107,9 +111,42 @@
 "  WHERE q.kind = 'e' AND o.oprname = '=' AND q.constant_varies\n" \
 "    AND sfcache.column_untrackable(q.relid::pg_catalog.regclass, a.attname) IS NULL)\n"
 
+/*
+ * The columns not to track: one with fewer distinct values (pg_stats'
+ * n_distinct, a negative one times reltuples; the largest of a root's and
+ * its partitions' rows) than another candidate or tracked column of its
+ * table that every one of its statements also compares (its query ids a
+ * subset of the other's). The cache depends on the more selective column
+ * of such statements only (cache_depend.c), so tracking the other would
+ * cost every write a trigger call for nothing. Columns without statistics
+ * are never dropped.
+ */
+#define DOMINATED_CTES \
+",\n" \
+"nd AS (\n" \
+"  SELECT e.relid, e.attname, pg_catalog.max(CASE WHEN s.n_distinct >= 0 THEN s.n_distinct\n" \
+"    ELSE -s.n_distinct * GREATEST(c.reltuples, 0) END) AS distinct_values\n" \
+"  FROM (SELECT DISTINCT relid, attname FROM eq) e\n" \
+"  JOIN pg_catalog.pg_class c ON c.oid = e.relid\n" \
+"  JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace\n" \
+"  JOIN pg_catalog.pg_stats s ON s.schemaname = n.nspname AND s.tablename = c.relname\n" \
+"    AND s.attname = e.attname\n" \
+"  GROUP BY e.relid, e.attname),\n" \
+"dominated AS (\n" \
+"  SELECT DISTINCT a.relid, a.attname\n" \
+"  FROM nd a JOIN nd b ON b.relid = a.relid AND b.attname <> a.attname\n" \
+"  WHERE b.distinct_values > a.distinct_values\n" \
+"    AND NOT EXISTS (\n" \
+"      SELECT u FROM eq x, pg_catalog.unnest(x.queryids) u\n" \
+"      WHERE x.relid = a.relid AND x.attname = a.attname\n" \
+"      EXCEPT\n" \
+"      SELECT u FROM eq y, pg_catalog.unnest(y.queryids) u\n" \
+"      WHERE y.relid = b.relid AND y.attname = b.attname))\n"
+
 /* Per table and column: evidence, and whether it is tracked already. */
 static const char *const track_sql =
 CACHE_CTES
+DOMINATED_CTES
 "SELECT t.schemaname, t.tablename, t.invalidations, t.invalidations_per_minute,\n"
 "  e.attname, pg_catalog.sum(e.calls)::bigint,\n"
 "  (SELECT pg_catalog.string_agg(DISTINCT u::text, ' ' ORDER BY u::text)\n"
@@ -118,6 +155,7 @@ CACHE_CTES
 "  EXISTS (SELECT FROM sfcache.tracked_columns k\n"
 "    WHERE k.relation = e.relid AND k.column_name = e.attname)\n"
 "FROM t JOIN eq e ON e.relid = t.relid\n"
+"WHERE NOT EXISTS (SELECT FROM dominated d WHERE d.relid = e.relid AND d.attname = e.attname)\n"
 "GROUP BY t.schemaname, t.tablename, t.invalidations, t.invalidations_per_minute,\n"
 "  e.relid, e.attname\n"
 "ORDER BY 1, 2, 6 DESC, 5";

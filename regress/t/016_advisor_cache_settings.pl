@@ -183,5 +183,32 @@ is("$r $err", '0 ', 'the down migration applies with psql');
 is($node->safe_psql('app', $state), 'tracked.user_id:true / ',
 	'after down: only what was tracked before, nothing excluded');
 
+# A column with few distinct values is not tracked when a more selective
+# candidate is compared by every statement that compares it: the cache
+# depends on user_id only for WHERE user_id = .. AND status = ..
+# (cache_depend.c). Without statistics both would be (the rule needs
+# pg_stats).
+$node->safe_psql('app', q{
+CREATE TABLE inbox (id serial PRIMARY KEY, user_id int NOT NULL, status text NOT NULL);
+INSERT INTO inbox (user_id, status) SELECT g % 100, (ARRAY['unread', 'read'])[g % 2 + 1]
+FROM generate_series(1, 500) g;
+ANALYZE inbox;
+});
+$sql = "SET sfcache.cache = on;\n";
+for my $i (1 .. 30)
+{
+	my $u = $i % 7;
+	my $st = $i % 2 ? 'unread' : 'read';
+	$sql .= qq{INSERT INTO inbox (user_id, status) VALUES ($u, '$st');
+SELECT count(*) FROM inbox WHERE user_id = $u AND status = '$st';
+};
+}
+$node->safe_psql('app', $sql);
+($ret, $stdout) = run_advisor(advisor('--max-indexes=0', '--table=inbox', $conn));
+is_deeply(
+	[ grep { /^SELECT sfcache\./ } split /\n/, $stdout ],
+	[q{SELECT sfcache.track('"public"."inbox"'::regclass, 'user_id');}],
+	'user_id (100 distinct values) is tracked, status (2), compared by the same statement, is not');
+
 $node->stop;
 done_testing();
