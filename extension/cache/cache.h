@@ -497,7 +497,7 @@ extern bool CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32
 
 /* cache_replay.c: ExecutorRun (core_hooks.c) */
 extern DestReceiver *CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction,
-											 bool execute_once);
+											 uint64 count);
 extern void CacheRunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
 							   Snapshot snapshot, DestReceiver *dest);
 
