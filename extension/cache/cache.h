@@ -603,7 +603,7 @@ extern bool CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32
 
 /* cache_replay.c: ExecutorRun (core_hooks.c) */
 extern DestReceiver *CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction,
-											 bool execute_once);
+											 uint64 count);
 extern PlannedStmt *CachePlanSavedQuery(const SfcScanPrivate *priv, ParamListInfo params);
 extern QueryDesc *CacheRunSavedQuery(PlannedStmt *stmt, const SfcScanPrivate *priv,
 									 ParamListInfo params, Snapshot snapshot,

@@ -68,7 +68,7 @@
 
 /* Class 1 (see the header comment). */
 static bool
-function_reads_catalogs(Oid funcid, void *context)
+function_reads_catalogs(Oid funcid)
 {
 	switch (funcid)
 	{
@@ -183,19 +183,36 @@ any_text_reads_catalogs(List *exprs)
 /*
  * The code one node runs, beyond its subnodes (the caller walks those):
  * true if its result may come from the catalogs (the header comment).
+ * Called for every node of every statement planned: one switch. The
+ * functions of class 1 are called as functions, or as a user-defined
+ * operator's code (CacheNodeRunsMutableCode has set opfuncid by now);
+ * none is a built-in operator's.
  */
 bool
 CacheNodeReadsCatalogs(Node *node)
 {
-	if (check_functions_in_node(node, function_reads_catalogs, NULL))
-		return true;
-	if (IsA(node, XmlExpr))
+	switch (nodeTag(node))
 	{
-		XmlExpr    *xexpr = (XmlExpr *) node;
+		case T_FuncExpr:
+			return function_reads_catalogs(((FuncExpr *) node)->funcid);
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+			return ((OpExpr *) node)->opno >= FirstNormalObjectId &&
+				function_reads_catalogs(((OpExpr *) node)->opfuncid);
+		case T_ScalarArrayOpExpr:
+			return ((ScalarArrayOpExpr *) node)->opno >= FirstNormalObjectId &&
+				function_reads_catalogs(((ScalarArrayOpExpr *) node)->opfuncid);
+		case T_XmlExpr:
+			{
+				XmlExpr    *xexpr = (XmlExpr *) node;
 
-		if (xexpr->op == IS_XMLELEMENT || xexpr->op == IS_XMLFOREST)
-			return any_text_reads_catalogs(xexpr->named_args) ||
-				any_text_reads_catalogs(xexpr->args);
+				if (xexpr->op != IS_XMLELEMENT && xexpr->op != IS_XMLFOREST)
+					return false;
+				return any_text_reads_catalogs(xexpr->named_args) ||
+					any_text_reads_catalogs(xexpr->args);
+			}
+		default:
+			return false;
 	}
-	return false;
 }

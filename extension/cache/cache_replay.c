@@ -134,12 +134,16 @@ replay_applies(QueryDesc *queryDesc, ScanDirection direction)
  * Decided at every ExecutorRun: a portal fetched in batches (an Execute
  * with a row limit, SQL FETCH or MOVE of a protocol-level portal, a FETCH
  * from PL/pgSQL) may see another client encoding, other result formats or
- * another receiver at each run. A plan that may run again (not
- * execute_once) keeps its result's tuples beside its DataRows, so any run
- * can go either way (cache_scan.c).
+ * another receiver at each run. A first run with a row limit (count > 0)
+ * keeps the result's tuples beside its DataRows, so any later run can go
+ * either way (cache_scan.c). A first run without one returns every row:
+ * later runs of the portal find it at its end and fetch nothing
+ * (PortalRunSelect), and rewinding it needs SCROLL, which the cache never
+ * plans (cache_plan.c). execute_once cannot tell: PostgreSQL 15.18 and
+ * later pass false for every portal.
  */
 DestReceiver *
-CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction, bool execute_once)
+CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
 {
 	DestReceiver *dest = queryDesc->dest;
 	PlanState  *planstate = queryDesc->planstate;
@@ -149,7 +153,7 @@ CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection direction, bool exec
 	if (!CacheScanIsCacheScan(planstate))
 		return dest;
 	replay = replay_applies(queryDesc, direction);
-	CacheScanStartRun(planstate, replay, !execute_once);
+	CacheScanStartRun(planstate, replay, count != 0);
 	if (!replay)
 		return dest;
 

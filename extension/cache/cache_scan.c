@@ -16,9 +16,9 @@
  * receiver sends the row's DataRow (CacheScanTakeDataRow).
  *
  * A portal may be run again with another receiver, encoding or formats
- * (cache_replay.c decides at each ExecutorRun): when its first run is not
- * execute_once, the scan keeps both forms of the rows and moves through
- * them in step, so each run can take either.
+ * (cache_replay.c decides at each ExecutorRun): when its first run has a
+ * row limit, the scan keeps both forms of the rows and moves through them
+ * in step, so each run can take either.
  *
  *-------------------------------------------------------------------------
  */
@@ -49,7 +49,7 @@ typedef struct SfcScanState
 	TupleTableSlot *replay_slot;	/* minimal-tuple slot the rows go through */
 	/* DataRow replay (cache_replay.c) */
 	bool		send_datarows;	/* this ExecutorRun's receiver sends them */
-	bool		may_run_again;	/* the first run was not execute_once */
+	bool		may_run_again;	/* the first run had a row limit */
 	char	   *datarows;		/* the rows as DataRows, or NULL */
 	Size		datarows_len;
 	Size		dpos;			/* the next row's DataRow */
@@ -445,7 +445,7 @@ next_row(ScanState *ss)
 			ExecStoreAllNullTuple(state->count_slot);
 		return state->count_slot;
 	}
-	/* only DataRows were copied, for a plan that runs once */
+	/* only DataRows were copied, for a first run without a row limit */
 	if (state->rows == NULL)
 		elog(ERROR, "sfcache: stored DataRows without a receiver to send them");
 	if (state->pos >= state->rows_len)

@@ -219,7 +219,7 @@ sfc_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
 	PG_TRY();
 	{
 		/* cache: a cached result's rows may go out as stored DataRows */
-		queryDesc->dest = CacheReplayDestReceiver(queryDesc, direction, execute_once);
+		queryDesc->dest = CacheReplayDestReceiver(queryDesc, direction, count);
 		if (prev_ExecutorRun)
 			prev_ExecutorRun(queryDesc, direction, count, execute_once);
 		else

@@ -17,7 +17,10 @@
 # when in a transaction. MODE is the protocol: simple (literal constants),
 # extended (unnamed statement, parameters), binary (extended, binary
 # results), prepared (protocol-level named statement), sqlprep (EXECUTE of
-# the PREPAREd statements NAME and NAME_off logged just before).
+# the PREPAREd statements NAME and NAME_off logged just before),
+# portal:VARIANT (a named portal fetched in batches on a second protocol
+# connection with this one's role and settings, VARIANT changing between
+# two fetches: encoding, binary_fetch, plpgsql_fetch, rowlimit; portal.py).
 import argparse
 import os
 import random
@@ -105,6 +108,7 @@ def generate(args, server, seed):
         schema_sql = [x for x in schema_sql if "t1_deferred" not in x]
     run = Run(server, schema_sql, args.connections)
     wl = Workload(rng, model)
+    wl.nconn = args.connections
     for a in avoid:
         wl.settings.pop(a, None)
     wl.plant = args.plant

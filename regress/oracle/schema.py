@@ -3,7 +3,9 @@
 # date/interval columns, range/list multi-level partitioning, inheritance
 # (also multiple), views (security_barrier, security_invoker), a materialized
 # view, row security with per-role policies, functions and aggregates of
-# every volatility, triggers (also a deferred constraint trigger), grants.
+# every volatility, triggers (also a deferred constraint trigger), grants,
+# and values whose text comes from the catalogs (regs: reg* and aclitem
+# columns over objects the DDL mix renames, attaches and detaches).
 # build() returns the SQL to run (as the bootstrap superuser) and the Model
 # the workload generator draws statements from.
 
@@ -37,6 +39,20 @@ TYPES = {
 }
 # numeric is only win's (validity windows), not a random extra column
 EXTRA_TYPES = [t for t in TYPES if t not in ("int", "numeric")]
+
+# Types whose text comes from the catalogs (only in the regs table, so the
+# other tables' random columns stay as they were): names the DDL mix
+# renames (schema s2, table named_t, type named_ty; t1 and t2 swap names)
+# and partitions it attaches and detaches.
+REG_TYPES = {
+    "regnamespace": lambda r: "'%s'::regnamespace" % r.choice(["s", "s2", "public"]),
+    "regclass": lambda r: "'%s'::regclass" % r.choice(["s.t1", "s.t2", "s.named_t", "s.p0_c", "s.p0_spare",
+                                                       "s.p0_b1", "s.p0_b2y", "s2.t0"]),
+    "regtype": lambda r: "'%s'::regtype" % r.choice(["s.named_ty", "s.mood", "int", "s.d_pos"]),
+    "regrole": lambda r: "'%s'::regrole" % r.choice(["ora_a", "ora_owner", "ora_grp"]),
+    "aclitem": lambda r: "'%s'::aclitem" % r.choice(["ora_a=r/ora_owner", "ora_b=arw/ora_owner", "=r/ora_owner"]),
+}
+TYPES.update(REG_TYPES)
 
 
 def literal(rng, typ):
@@ -262,6 +278,28 @@ def build(rng):
       "FROM generate_series(1, 60) g")
     m.add(Rel("win", [("id", "int"), ("k", "int"), ("at", "timestamptz"), ("n", "numeric"), ("d", "date")],
               "table", pk=True))
+    # values whose text comes from the catalogs: reg* and aclitem columns
+    # naming objects the DDL mix renames (schema s2, named_t, named_ty, the
+    # t1/t2 swap) and partitions it attaches and detaches (pg_partition_root)
+    S("CREATE TABLE named_t (id int)")
+    S("CREATE TYPE named_ty AS (x int)")
+    rcols = [("id", "int"), ("k", "int")] + [(n, n) for n in REG_TYPES]
+    S("CREATE TABLE regs (id int PRIMARY KEY, k int, %s)" % _coldefs(rcols[2:]))
+    regs = m.add(Rel("regs", rcols, "table", pk=True))
+    # every value of every column at least once, then random rows
+    vals = {"regnamespace": ["s", "s2", "public"], "regtype": ["s.named_ty", "s.mood", "int", "s.d_pos"],
+            "regclass": ["s.t1", "s.t2", "s.named_t", "s.p0_c", "s.p0_spare", "s.p0_b1", "s.p0_b2y", "s2.t0"],
+            "regrole": ["ora_a", "ora_owner", "ora_grp"],
+            "aclitem": ["ora_a=r/ora_owner", "ora_b=arw/ora_owner", "=r/ora_owner"]}
+    S("INSERT INTO regs VALUES " + ", ".join(
+        "(%d, %d, %s)" % (i + 1, i % 3, ", ".join("'%s'::%s" % (vals[t][i % len(vals[t])], t) for t in REG_TYPES))
+        for i in range(8)))
+    S(insert_rows(rng, m, regs, rng.randint(2, 6)))
+
+    # a FETCH from PL/pgSQL, for the portal checks (session.py)
+    S("CREATE FUNCTION ora_fetch(c refcursor, n int) RETURNS text LANGUAGE plpgsql AS $$ DECLARE r record; "
+      "s text := ''; BEGIN FOR i IN 1..n LOOP FETCH c INTO r; EXIT WHEN NOT FOUND; s := s || r::text || ';'; "
+      "END LOOP; RETURN s; END $$")
 
     # a function of the same name earlier on another search_path
     S("CREATE FUNCTION s2.f_imm(int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT $1 - 1000 $$")
@@ -271,6 +309,7 @@ def build(rng):
     tables = [r.name for r in m.rels.values() if r.kind in ("table", "part", "inh")]
     S("GRANT INSERT, UPDATE, DELETE ON %s TO PUBLIC" % ", ".join(tables + ["v0", "v_p0", "v_r0_inv", "v_r0_def", "v_rule"]))
     S("GRANT SELECT ON audit, cnt, factors TO PUBLIC")
+    S("GRANT SELECT ON named_t TO PUBLIC")
     S("GRANT INSERT, UPDATE, DELETE ON factors TO PUBLIC")
     for n, rel in m.rels.items():
         if n in ("audit", "cnt", "factors"):

@@ -2,7 +2,9 @@
 # itself. Every statement goes through Conn.run(), which returns an Outcome
 # (rows as raw bytes, or the SQLSTATE of the error). Conn.check() runs one
 # SELECT twice with the cache on and once with it off, in the same session
-# state, and returns the mismatch if the outcomes differ.
+# state, and returns the mismatch if the outcomes differ. Portal checks run
+# on a second, hand-driven protocol connection (portal.py) that takes this
+# one's role and settings first.
 import psycopg
 from psycopg import pq
 from psycopg.adapt import Loader
@@ -98,6 +100,8 @@ OFF_PREFIX = "/* sfcache:off */ "
 class Conn:
     def __init__(self, server, cid):
         self.cid = cid
+        self.server = server
+        self.portal = None      # portal.PortalConn, made at the first portal check
         self.pg = server.connect()
         # no automatic preparing: a statement run 5 times would silently move
         # to prepared statements, and psycopg then sends DEALLOCATE ALL after
@@ -115,6 +119,42 @@ class Conn:
             self.pg.close()
         except Exception:
             pass
+        if self.portal is not None:
+            self.portal.close()
+
+    def portal_state(self):
+        """SET statements giving another connection this one's role and the
+        settings the workload changes."""
+        from workload import SETTINGS
+        names = sorted(SETTINGS)
+        row = self.pg.execute(OFF_PREFIX + "SELECT session_user::text, current_user::text, " +
+                              ", ".join("current_setting('%s')" % n for n in names)).fetchone()
+        vals = [v.decode() if isinstance(v, bytes) else v for v in row]
+        out = []
+        for n, v in zip(names, vals[2:]):
+            if n == "search_path":
+                out.append("SET search_path = %s" % v)
+            else:
+                out.append("SET %s = '%s'" % (n, v.replace("'", "''")))
+        out.append('SET SESSION AUTHORIZATION "%s"' % vals[0])
+        out.append('SET ROLE "%s"' % vals[1])
+        return out
+
+    def check_portal(self, e):
+        """A portal check (portal.py): on, on, off on the protocol connection."""
+        from portal import PortalConn
+        if self.in_txn():
+            # the other connection could not see this one's transaction
+            skipped = Outcome(rows=[], cols=[])
+            return skipped, skipped, skipped
+        if self.portal is None:
+            self.portal = PortalConn(self.server.host, self.server.port, self.server.user, "oracle")
+        state = self.portal_state()
+        variant = e["mode"].split(":", 1)[1]
+        on1 = self.portal.run(e["sql"], variant, state, True)
+        on2 = self.portal.run(e["sql"], variant, state, True)
+        off = self.portal.run(e["sql"], variant, state, False)
+        return on1, on2, off
 
     def txn_status(self):
         return self.pg.info.transaction_status
@@ -220,6 +260,8 @@ class Conn:
         if self.aborted():
             skipped = Outcome(error="25P02", message="transaction aborted before the check")
             return skipped, skipped, skipped
+        if mode.startswith("portal"):
+            return self.check_portal(e)
         if mode == "sqlprep":
             # e["sql"] is "name(args)": PREPAREd twice, "name" and "name_off"
             name, args = sql.split("(", 1) if "(" in sql else (sql, None)

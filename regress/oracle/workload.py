@@ -33,8 +33,28 @@ EXPRS = {
     "d_pos": ["{c}", "{c} + 1", "{c}::int::d_pos", "({c} - 1)::d_pos"],
     "bool": ["{c}", "NOT {c}", "{c}::text"],
     "name": ["{c}", "{c} = current_user", "quote_ident({c})"],
+    # text from the catalogs, printed by a node (XMLELEMENT, XMLFOREST) or
+    # STABLE functions, and IMMUTABLE built-ins that read them
+    "regnamespace": ["{c}", "xmlelement(name n, {c})::text", "to_jsonb({c})", "xmlforest({c} AS n)::text",
+                     "{c}::text", "array[{c}]"],
+    "regclass": ["{c}", "pg_partition_root({c})", "xmlelement(name c, {c})::text", "xmlforest({c})::text",
+                 "pg_partition_root({c}) IS NULL", "format('%s', {c})", "xmlelement(name c, array[{c}])::text"],
+    "regtype": ["{c}", "xmlelement(name t, {c})::text", "{c}::text", "xmlelement(name t, row({c}, 1))::text"],
+    "regrole": ["{c}", "xmlelement(name r, xmlattributes({c} AS who))::text", "concat({c}, '!')"],
+    "aclitem": ["{c}", "xmlelement(name a, {c})::text", "{c}::text"],
 }
 UNORDERABLE = {"xml"}
+
+# The regs shape: expressions whose text comes from the catalogs and that
+# the cache may keep (no STABLE function around them).
+REG_REVEAL = {
+    "regnamespace": ["xmlelement(name n, {c})::text", "xmlforest({c} AS n)::text"],
+    "regclass": ["pg_partition_root({c})", "xmlelement(name c, {c})::text", "xmlforest({c})::text",
+                 "xmlelement(name c, array[{c}])::text"],
+    "regtype": ["xmlelement(name t, {c})::text"],
+    "regrole": ["xmlelement(name r, xmlattributes({c} AS who))::text"],
+    "aclitem": ["xmlelement(name a, {c})::text"],
+}
 
 SETTINGS = {
     "extra_float_digits": ["0", "1", "3", "-2", "-15"],
@@ -72,6 +92,9 @@ class Workload:
         self.ncol = 0
         self.settings = dict(SETTINGS)
         self.plant = False
+        self.nconn = 3
+        self.last_regs = {}     # connection -> its last regs check
+        self.toggled = {}       # rename_obj: which names are changed now
 
     # ---- helpers
     def rels(self, readable=True):
@@ -132,13 +155,27 @@ class Workload:
         params = []
         shape = self.r.choice(["proj"] * 5 + ["agg"] * 2 + ["join", "sub", "union", "cte", "const", "star",
                                                           "window", "distinct", "rollup", "lateral", "exists",
-                                                          "recursive"] + ["range"] * 6)
+                                                          "recursive", "regs", "regs", "regs"] + ["range"] * 6)
         if shape == "range":
             return self.range_select(c)
         rel = self.rel()
         ordered = False
         volatile = False
-        if shape == "proj":
+        if shape == "regs":
+            # text from the catalogs (reg*, aclitem), partition functions
+            rel = self.m.rels["regs"]
+            regcols = [x for x in rel.cols if x not in ("id", "k")]
+            if self.r.random() < 0.3:
+                q = "SELECT k, jsonb_object_agg(id, %s)::text FROM regs%s GROUP BY k" % (
+                    self.r.choice(regcols), self.where(rel, params))
+            else:
+                exprs = [self.r.choice(REG_REVEAL[t]).format(c=t) for t in self.r.sample(regcols, 2)]
+                q = "SELECT id, %s FROM regs%s" % (", ".join(exprs),
+                                                  self.where(rel, params) if self.r.random() < 0.3 else "")
+            entries = self._emit(c, q, params, "simple", False, False)
+            self.last_regs[c] = entries[-1]
+            return entries
+        elif shape == "proj":
             exprs = ["id" if "id" in rel.cols else "k"] + [self.expr(rel) for _ in range(self.r.randint(1, 3))]
             if self.r.random() < 0.04:
                 exprs.append("clock_timestamp()::text")
@@ -184,6 +221,10 @@ class Workload:
         elif shape == "agg":
             aggs = ["count(*)", "sum(id)", "agg_imm(id)", "agg_vol(k)", "agg_stable(k)",
                     "array_agg(id ORDER BY id)", "max(%s)" % self.expr(rel)]
+            if rel.name == "regs":
+                # IMMUTABLE aggregates whose support functions print the values
+                aggs += ["jsonb_object_agg(id, n)::text", "jsonb_object_agg(id, c)::text",
+                         "jsonb_object_agg(k, t)::text", "jsonb_object_agg(id, a)::text"]
             aggs = [a for a in aggs if "id" in rel.cols or "(id" not in a]
             sel = self.r.sample(aggs, self.r.randint(1, 3))
             if self.r.random() < 0.6:
@@ -219,7 +260,12 @@ class Workload:
             x = literal(self.r, t)
             e = self.r.choice(EXPRS.get(t, ["{c}"])).format(c="(" + x + ")")
             q = "SELECT %s" % e
-        mode = self.r.choice(["simple"] * 4 + ["extended"] * 2 + ["prepared"] * 2 + ["binary", "sqlprep", "multi"])
+        mode = self.r.choice(["simple"] * 4 + ["extended"] * 2 + ["prepared"] * 2 + ["binary", "sqlprep", "multi",
+                                                                                 "portal"])
+        if mode == "portal":
+            # a named portal fetched in batches, something changing between
+            # two fetches (session.py, portal.py)
+            mode = "portal:" + self.r.choice(["encoding", "encoding", "binary_fetch", "plpgsql_fetch", "rowlimit"])
         if mode == "multi":
             # several statements in one simple-protocol message: a SET LOCAL
             # in the same implicit transaction, then the SELECT
@@ -315,6 +361,12 @@ class Workload:
 
     def _emit(self, c, q, params, mode, ordered, volatile):
         kw = {"ordered": ordered, "volatile": volatile}
+        if mode.startswith("portal"):
+            sql = q
+            for i, v in enumerate(params):
+                v = str(v)
+                sql = sql.replace("{P%d}" % i, "'%s'" % v if not v.lstrip("-").isdigit() else v)
+            return [E(c, "check", sql, mode=mode, **kw)]
         if mode == "simple" or not params:
             if mode == "sqlprep":
                 mode = "simple"
@@ -426,7 +478,28 @@ class Workload:
         kind = r.choice(["child", "dropchild", "inherit", "temp", "attach", "detach", "partof",
                          "domain", "dropdomain", "func", "view", "viewopt", "rls", "policy",
                          "addcol", "dropcol", "rename", "enum", "coltype", "index", "rewrite",
-                         "discard", "secdef", "track"])
+                         "discard", "secdef", "track"] + ["rename_obj"] * 8)
+        if kind == "rename_obj":
+            # names that reg* values print (a schema, a table, a type) and
+            # partitions pg_partition_root finds, changed by another
+            # connection; then this one's last regs check again, in the
+            # role and settings it ran under
+            d = (c + 1) % self.nconn
+            what = r.choice(["schema", "table", "type", "partition", "swap"])
+            on = self.toggled.get(what, False)
+            self.toggled[what] = not on
+            entries = self.as_owner(d, {
+                "schema": ["ALTER SCHEMA s2%s RENAME TO s2%s" % (("x", "") if on else ("", "x"))],
+                "table": ["ALTER TABLE named_%s RENAME TO named_%s" % (("u", "t") if on else ("t", "u"))],
+                "type": ["ALTER TYPE named_t%s RENAME TO named_t%s" % (("z", "y") if on else ("y", "z"))],
+                "partition": ["ALTER TABLE p0 ATTACH PARTITION p0_c FOR VALUES FROM (7) TO (10)" if on
+                              else "ALTER TABLE p0 DETACH PARTITION p0_c"],
+                "swap": ["ALTER TABLE t1 RENAME TO tmp_swap", "ALTER TABLE t2 RENAME TO t1",
+                         "ALTER TABLE tmp_swap RENAME TO t2"],
+            }[what])
+            if c in self.last_regs:
+                entries.append(dict(self.last_regs[c]))
+            return entries
         if kind == "enum":
             a, b = r.choice([("ok", "okay"), ("okay", "ok")])
             return self.as_owner(c, ["ALTER TYPE mood RENAME VALUE '%s' TO '%s'" % (a, b)])

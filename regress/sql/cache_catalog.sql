@@ -29,6 +29,15 @@ ALTER TABLE cat_r ATTACH PARTITION cat_r1 FOR VALUES FROM (0) TO (10);
 EXECUTE cat_root('cat_r1');
 DEALLOCATE cat_root;
 EXPLAIN (COSTS OFF) SELECT pg_partition_root('cat_r1'::regclass) FROM cat_one;
+-- as a user-defined operator's code
+CREATE OPERATOR ##> (RIGHTARG = regclass, FUNCTION = pg_partition_root);
+SELECT ##> 'cat_r1'::regclass FROM cat_one;
+SELECT ##> 'cat_r1'::regclass FROM cat_one;
+ALTER TABLE cat_r DETACH PARTITION cat_r1;
+SELECT ##> 'cat_r1'::regclass FROM cat_one;
+ALTER TABLE cat_r ATTACH PARTITION cat_r1 FOR VALUES FROM (0) TO (10);
+EXPLAIN (COSTS OFF) SELECT ##> 'cat_r1'::regclass FROM cat_one;
+DROP OPERATOR ##> (NONE, regclass);
 -- hash partitions: satisfies_hash_partition opens the table
 CREATE TABLE cat_h (id int) PARTITION BY HASH (id);
 CREATE TABLE cat_h0 PARTITION OF cat_h FOR VALUES WITH (MODULUS 2, REMAINDER 0);
