@@ -84,7 +84,9 @@ $node->safe_psql('postgres', 'SELECT sfcache.reset()');
 my ($wrong, $count) = (0, 0);
 for (my $n = 100; $n <= 200; $n += 2)
 {
-	my $q = "SELECT i, h FROM wide WHERE i <= $n ORDER BY i";
+	# LIMIT, not "i <= n": a range constant would be a validity window, and
+	# each n's result would replace the last under one key
+	my $q = "SELECT i, h FROM wide ORDER BY i LIMIT $n";
 	my $miss = $node->safe_psql('postgres', $q);
 	my $hit = $node->safe_psql('postgres', $q);
 	my $plain = $node->safe_psql('postgres', "SET sfcache.cache = off; $q");

@@ -34,7 +34,7 @@ like($before, qr/^tables\|lms_university\|3\|3$/m, 'and its writes are counted')
 $node->restart;
 ok(!-e $file, 'the file is removed once read');
 is(record(), $before, 'a clean restart keeps the quals, table activity and advice');
-ok($node->log_contains(qr/LOG:  restored the index advice from file "pg_stat\/sfcache_advice\.stat"\n.*DETAIL:  Quals: 9, statements: 4, tables: 1\./),
+ok($node->log_contains(qr/LOG:  restored the index advice from file "pg_stat\/sfcache_advice\.stat"\n.*DETAIL:  Quals: 10, statements: 4, tables: 1\./),
 	'the start logs what it restored');
 
 # A corrupt file: one byte flipped in the middle.
