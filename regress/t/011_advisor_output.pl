@@ -115,7 +115,7 @@ like($py, qr/migrations\.RunSQL\(\n            sql=\[\n                'CREATE I
 like($py, qr/^        # makes redundant: existing index lms_notification_user_id_5e1a1b2c \(btree \(user_id\)\), created by Django's migrations of app lms \(a ForeignKey's index\): kept; to drop it, set db_index=False on that ForeignKey and run makemigrations, or pass --replace-owned$/m,
 	'django: names the owner and says how to change the model');
 command_checks_all(advisor('--format=django', '--app=lms', '--replace-owned', $conn),
-	1, [qr/^                'DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_5e1a1b2c";',$/m,
+	0, [qr/^                'DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_5e1a1b2c";',$/m,
 		qr/created by Django's migrations of app lms \(a ForeignKey's index\): dropped after the CREATE$/m],
 	[qr/suggested/], 'django: --replace-owned drops it, naming its owner');
 like($py, qr/\n        # track public\.lms_receipt\.user_id: [^\n]+\n(        # [^\n]+\n)+        migrations\.RunSQL\(\n            sql=\[\n                'DO \\'BEGIN IF EXISTS \(SELECT FROM pg_catalog\.pg_extension WHERE extname OPERATOR\(pg_catalog\.=\) \\'\\'sfcache\\'\\'\) THEN PERFORM sfcache\.track\(\\'\\'"public"\."lms_receipt"\\'\\'::regclass, \\'\\'user_id\\'\\'\); END IF; END\\';',\n            \],\n            reverse_sql=\[\n                'DO \\'BEGIN IF EXISTS [^\n]+ THEN PERFORM sfcache\.untrack\(\\'\\'"public"\."lms_receipt"\\'\\'::regclass, \\'\\'user_id\\'\\'\); END IF; END\\';',\n            \],\n        \),/,
