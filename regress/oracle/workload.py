@@ -485,7 +485,10 @@ class Workload:
             # connection; then this one's last regs check again, in the
             # role and settings it ran under
             d = (c + 1) % self.nconn
-            what = r.choice(["schema", "table", "type", "partition", "swap"])
+            # (a table's or type's rename renames a type too, which drops
+            # every result: the schema and the partitions are what only a
+            # catalog-reading value sees)
+            what = r.choice(["schema", "schema", "schema", "partition", "partition", "table", "type", "swap"])
             on = self.toggled.get(what, False)
             self.toggled[what] = not on
             entries = self.as_owner(d, {
@@ -497,9 +500,23 @@ class Workload:
                 "swap": ["ALTER TABLE t1 RENAME TO tmp_swap", "ALTER TABLE t2 RENAME TO t1",
                          "ALTER TABLE tmp_swap RENAME TO t2"],
             }[what])
-            if c in self.last_regs:
-                entries.append(dict(self.last_regs[c]))
-            return entries
+            # a check that prints what changes, before and after the change
+            expr = {"schema": "xmlelement(name n, regnamespace)::text",
+                    "table": "xmlelement(name c, regclass)::text",
+                    "swap": "xmlforest(regclass)::text",
+                    "type": "xmlelement(name t, regtype)::text",
+                    "partition": "pg_partition_root(regclass)"}[what]
+            if what in ("schema", "table", "swap") and r.random() < 0.3:
+                q = "SELECT k, jsonb_object_agg(id, %s)::text FROM regs GROUP BY k" % (
+                    "regnamespace" if what == "schema" else "regclass")
+            else:
+                q = "SELECT id, %s FROM regs" % expr
+            if what == "schema":
+                # renaming a schema needs CREATE on the database: the login's
+                entries = [E(d, "exec", "RESET SESSION AUTHORIZATION")] + entries[1:]
+            check = self._emit(c, q, [], "simple", False, False)
+            # committed before the recheck (d may be in a transaction)
+            return check + [E(d, "exec", "COMMIT")] + entries + [dict(check[-1])]
         if kind == "enum":
             a, b = r.choice([("ok", "okay"), ("okay", "ok")])
             return self.as_owner(c, ["ALTER TYPE mood RENAME VALUE '%s' TO '%s'" % (a, b)])
