@@ -25,6 +25,12 @@
  *   reads pg_extension at every check (its own catalog, savepoints
  *   included), and again after the transaction ends: a rolled-back DROP
  *   leaves the extension active, with nothing moved.
+ * - A session whose database has the extension's SQL objects of another
+ *   version than the loaded library (CREATE EXTENSION sfcache VERSION
+ *   '0.1', or a library installed and the server restarted without ALTER
+ *   EXTENSION sfcache UPDATE) gets one WARNING saying so; ALTER EXTENSION
+ *   moves the epoch like CREATE and DROP, so the next statement reads the
+ *   version again.
  * - When the answer changes, the backend's cached plans are reset
  *   (ResetPlanCache()): a generic plan made with the cache node is planned
  *   again without it, and the other way round. The node itself asks at
@@ -34,7 +40,11 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
 #include "access/xact.h"
+#include "catalog/indexing.h"
 #include "catalog/pg_extension.h"
 #include "commands/extension.h"
 #include "common/hashfn.h"
@@ -42,7 +52,10 @@
 #include "nodes/parsenodes.h"
 #include "port/atomics.h"
 #include "storage/shmem.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/plancache.h"
+#include "utils/rel.h"
 #include "utils/snapmgr.h"
 
 #include "core/core.h"
@@ -63,9 +76,13 @@ static bool present = false;
 static uint64 known_epoch = 0;
 static bool reread = false;		/* read again at the next check */
 
-/* This transaction created (or dropped) an extension. */
+/* This transaction created, dropped (or altered) an extension. */
 static bool xact_created = false;
 static bool xact_dropped = false;
+static bool xact_altered = false;
+
+/* The version WARNING was given in this session. */
+static bool version_warned = false;
 
 static Size
 extension_shmem_size(void)
@@ -107,22 +124,76 @@ epoch_slot(void)
 	return true;
 }
 
+/*
+ * The version of sfcache's SQL objects in this database; NULL when it is
+ * not created. pg_extension has no syscache: a scan of its name index.
+ */
+static char *
+extension_version(void)
+{
+	Relation	rel;
+	ScanKeyData key;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+	char	   *version = NULL;
+
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber,
+				F_NAMEEQ, CStringGetDatum("sfcache"));
+	scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
+	tuple = systable_getnext(scan);
+	if (HeapTupleIsValid(tuple))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tuple, Anum_pg_extension_extversion,
+									 RelationGetDescr(rel), &isnull);
+
+		version = isnull ? pstrdup("") : TextDatumGetCString(d);
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return version;
+}
+
+/* Once a session: the SQL objects are not the loaded library's version. */
+static void
+warn_version(const char *version)
+{
+	if (version_warned || strcmp(version, SFCACHE_VERSION) == 0)
+		return;
+	version_warned = true;
+	ereport(WARNING,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("the sfcache extension in this database is version %s, but the loaded library is version %s",
+					version, SFCACHE_VERSION),
+			 errdetail("Functions and views of the older version may be missing or return other columns."),
+			 errhint("Run ALTER EXTENSION sfcache UPDATE in this database.")));
+}
+
 /* Read pg_extension again; epoch was read before. */
 static bool
 extension_read_catalog(uint64 epoch)
 {
+	char	   *version;
+
 	bool		was_known = known;
 	bool		was_present = present;
 
 	/* a catalog snapshot taken after the epoch was read */
 	InvalidateCatalogSnapshot();
-	present = OidIsValid(get_extension_oid("sfcache", true));
+	version = extension_version();
+	present = version != NULL;
 	known = true;
 	known_epoch = epoch;
 	/* the transaction's own catalog may change again (savepoints) */
-	reread = xact_created || xact_dropped;
+	reread = xact_created || xact_dropped || xact_altered;
 	if (was_known && was_present != present)
 		ResetPlanCache();
+	if (present)
+	{
+		warn_version(version);
+		pfree(version);
+	}
 	return present;
 }
 
@@ -171,6 +242,8 @@ SfcExtensionObjectAccess(ObjectAccessType access, Oid classId)
 		xact_created = reread = true;
 	else if (access == OAT_DROP)
 		xact_dropped = reread = true;
+	else if (access == OAT_POST_ALTER)
+		xact_altered = reread = true;
 }
 
 /* Move every slot: another transaction's catalog change became visible. */
@@ -194,11 +267,11 @@ SfcExtensionXactEvent(XactEvent event)
 		event != XACT_EVENT_PREPARE && event != XACT_EVENT_PARALLEL_COMMIT &&
 		event != XACT_EVENT_PARALLEL_ABORT)
 		return;
-	if (!xact_created && !xact_dropped)
+	if (!xact_created && !xact_dropped && !xact_altered)
 		return;
 	if (event == XACT_EVENT_COMMIT && (my_epoch != NULL || epoch_slot()))
 		pg_atomic_fetch_add_u64(my_epoch, 1);
-	xact_created = xact_dropped = false;
+	xact_created = xact_dropped = xact_altered = false;
 	reread = true;
 }
 
