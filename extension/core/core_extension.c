@@ -42,6 +42,7 @@
 
 #include "access/genam.h"
 #include "access/htup_details.h"
+#include "access/parallel.h"
 #include "access/table.h"
 #include "access/xact.h"
 #include "catalog/indexing.h"
@@ -159,7 +160,8 @@ extension_version(void)
 static void
 warn_version(const char *version)
 {
-	if (version_warned || strcmp(version, SFCACHE_VERSION) == 0)
+	/* a parallel worker is a new process: its leader warns for it */
+	if (version_warned || IsParallelWorker() || strcmp(version, SFCACHE_VERSION) == 0)
 		return;
 	version_warned = true;
 	ereport(WARNING,
