@@ -34,7 +34,6 @@
 #include "tcop/utility.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
-#include "utils/queryjumble.h"
 
 #include "advice/advice.h"
 

@@ -118,14 +118,14 @@ advice_operator_kind(Oid opno, Oid keytype)
 	ListCell   *lc;
 	Oid			opclass;
 
-	foreach(lc, get_op_btree_interpretation(opno))
+	foreach(lc, get_op_index_interpretation(opno))
 	{
-		OpBtreeInterpretation *interp = lfirst(lc);
+		OpIndexInterpretation *interp = lfirst(lc);
 
-		if (interp->strategy == BTEqualStrategyNumber)
+		if (SfcOpInterpretationCmp(interp) == COMPARE_EQ)
 			return ADVICE_KIND_EQ;
-		if (interp->strategy >= BTLessStrategyNumber &&
-			interp->strategy <= BTGreaterStrategyNumber)
+		if (SfcOpInterpretationCmp(interp) >= COMPARE_LT &&
+			SfcOpInterpretationCmp(interp) <= COMPARE_GT)
 			return ADVICE_KIND_RANGE;
 	}
 	opclass = GetDefaultOpClass(keytype, GIN_AM_OID);

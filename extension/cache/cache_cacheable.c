@@ -222,24 +222,58 @@ returns_anonymous_records(Query *query)
 	return false;
 }
 
-/* True if the statement's text starts with a comment naming sfcache:off. */
+/* Does the comment from start to end (its closing star-slash) name sfcache:off? */
+static bool
+comment_opts_out(const char *start, const char *end)
+{
+	for (const char *q = start + 2; q + 11 <= end; q++)
+		if (strncmp(q, "sfcache:off", 11) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * True if a comment naming sfcache:off leads the statement: at the start
+ * of its text, or between the previous statement (or the string's start)
+ * and its first word. Up to 17 a statement's text starts after the
+ * previous one's semicolon, its leading comments included; from 18 on it
+ * starts at its first word.
+ */
 static bool
 has_opt_out_comment(Query *query, const char *query_string)
 {
+	const char *stmt;
 	const char *p;
 	const char *end;
 
 	if (query_string == NULL)
 		return false;
-	p = query_string + Max(query->stmt_location, 0);
+	stmt = query_string + Max(query->stmt_location, 0);
+	p = stmt;
 	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
 		p++;
-	if (strncmp(p, "/*", 2) != 0 || (end = strstr(p, "*/")) == NULL)
-		return false;
-	for (const char *q = p + 2; q + 11 <= end; q++)
-		if (strncmp(q, "sfcache:off", 11) == 0)
+	if (strncmp(p, "/*", 2) == 0 && (end = strstr(p, "*/")) != NULL &&
+		comment_opts_out(p, end))
+		return true;
+	/* the comments before it, back to a semicolon or the string's start */
+	p = stmt;
+	for (;;)
+	{
+		const char *open;
+
+		while (p > query_string && (p[-1] == ' ' || p[-1] == '\t' ||
+									p[-1] == '\n' || p[-1] == '\r'))
+			p--;
+		if (p - query_string < 4 || p[-1] != '/' || p[-2] != '*')
+			return false;
+		for (open = p - 4; open > query_string && strncmp(open, "/*", 2) != 0; open--)
+			;
+		if (strncmp(open, "/*", 2) != 0)
+			return false;
+		if (comment_opts_out(open, p - 2))
 			return true;
-	return false;
+		p = open;
+	}
 }
 
 /* What can be decided when the statement is planned. */

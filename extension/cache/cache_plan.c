@@ -8,8 +8,8 @@
  *		on a miss plans and runs the saved query (cache_scan.c).
  *
  * The plan keeps what the executor and the plan cache need from a real
- * one: every relation's range table entry (so permission checks run on a
- * hit), and the relation and function dependencies plus the row-security
+ * one: every relation's range table entry and, from PostgreSQL 16 on,
+ * every permission info (so permission checks run on a hit), and the relation and function dependencies plus the row-security
  * flag (so the plan cache invalidates it on DDL or a role change). A
  * generic plan of a prepared statement therefore serves hits without ever
  * being planned again.
@@ -43,24 +43,6 @@
 
 /* While a client's EXECUTE runs: the text of the statement it executes. */
 static const char *client_execute_text = NULL;
-
-/* Copies of every relation entry of the query tree, for permission checks. */
-static bool
-collect_relations(Node *node, List **rtable)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, collect_relations, rtable,
-								 QTW_EXAMINE_RTES_BEFORE);
-	if (IsA(node, RangeTblEntry))
-	{
-		if (((RangeTblEntry *) node)->rtekind == RTE_RELATION)
-			*rtable = lappend(*rtable, copyObject(node));
-		return false;
-	}
-	return expression_tree_walker(node, collect_relations, rtable);
-}
 
 /* The scan's output: the query's visible columns, by name and type. */
 static void
@@ -130,6 +112,7 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 										statement ? (int) strlen(statement) : 0);
 	else
 		priv.key.hi = priv.key.lo = 0;
+	priv.shape = info->shape;
 	priv.relids = info->relids;
 	priv.inh_roots = info->inh_roots;
 	priv.funcids = CacheFunctionsExecutedBy(query);
@@ -152,12 +135,15 @@ make_cache_plan(Query *query, const char *statement, int cursorOptions,
 {
 	PlannedStmt *stmt = makeNode(PlannedStmt);
 	bool		has_row_security = false;
+	List	   *perminfos;
 
 	stmt->commandType = CMD_SELECT;
 	stmt->queryId = query->queryId;
 	stmt->canSetTag = query->canSetTag;
 	stmt->planTree = (Plan *) make_cache_scan(query, statement, cursorOptions, info);
-	collect_relations((Node *) query, &stmt->rtable);
+	/* 16 and later check permissions from permInfos alone (core_rtable.c) */
+	SfcCollectRelations(query, &stmt->rtable, &perminfos);
+	SfcPlannedStmtSetPermInfos(stmt, perminfos);
 	extract_query_dependencies((Node *) query, &stmt->relationOids,
 							   &stmt->invalItems, &has_row_security);
 	stmt->dependsOnRole = has_row_security;
@@ -190,15 +176,19 @@ plan_client_select(Query *parse, const char *query_string, int cursorOptions)
 	CacheableInfo info;
 	int			len = 0;
 	const char *text = statement_text(parse, query_string, &len);
+	uint64		shape = SfcStatementId(parse);
 
-	CacheStatsRegisterShape(parse->queryId, text, len);
+	CacheStatsRegisterShape(shape, text, len);
 	if (sfc_cache_mode == SFC_CACHE_OFF)
 		info.bypass = SFC_BYPASS_DISABLED;
 	else
 		CacheCheckCacheable(parse, query_string, &info);
 	if (info.bypass == SFC_BYPASS_NONE)
+	{
+		info.shape = shape;
 		return make_cache_plan(parse, pnstrdup(text, len), cursorOptions, &info);
-	CacheStatsBypass(info.bypass, parse->queryId);
+	}
+	CacheStatsBypass(info.bypass, shape);
 	CacheExplainNoteBypass(info.bypass);
 	return NULL;
 }
@@ -216,7 +206,7 @@ CachePlanStatement(Query *parse, const char *query_string, int cursorOptions)
 	/* a client's SELECT under DECLARE, CREATE TABLE AS, COPY and such */
 	if (sfc_nesting_level > 0 || (cursorOptions & (CURSOR_OPT_SCROLL | CURSOR_OPT_HOLD)))
 	{
-		CacheStatsBypass(SFC_BYPASS_NOT_SELECT, parse->queryId);
+		CacheStatsBypass(SFC_BYPASS_NOT_SELECT, SfcStatementId(parse));
 		return NULL;
 	}
 	return plan_client_select(parse, query_string, cursorOptions);

@@ -228,12 +228,13 @@ CacheRunSavedQuery(const SfcScanPrivate *priv, ParamListInfo params,
 
 	/* the text kept is the statement's own, not the client's whole string */
 	query->stmt_location = 0;
-	stmt = pg_plan_query(query, priv->query_string, priv->cursor_options, params);
+	stmt = pg_plan_query(query, priv->query_string, priv->cursor_options, params,
+						 NULL);
 	qd = CreateQueryDesc(stmt, priv->query_string, snapshot, InvalidSnapshot,
 						 dest, params, NULL, 0);
 	/* the index advice samples this plan as the client's statement */
 	SfcExecutorStartForClient(qd, 0);
-	ExecutorRun(qd, ForwardScanDirection, 0, true);
+	ExecutorRun(qd, ForwardScanDirection, 0);
 	ExecutorFinish(qd);
 	ExecutorEnd(qd);
 	FreeQueryDesc(qd);

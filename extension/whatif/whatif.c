@@ -261,7 +261,7 @@ WhatifPlan(Query *query, const char *sql, List *indexes)
 	whatif_planning = true;
 	PG_TRY();
 	{
-		plan = pg_plan_query(copy, sql, CURSOR_OPT_PARALLEL_OK, NULL);
+		plan = pg_plan_query(copy, sql, CURSOR_OPT_PARALLEL_OK, NULL, NULL);
 	}
 	PG_FINALLY();
 	{

@@ -10,11 +10,11 @@ CREATE TABLE student (id int PRIMARY KEY, name text);
 INSERT INTO student SELECT g, 'student ' || g FROM generate_series(1, 50) g;
 
 -- Seen once: a miss, not stored ("not admitted").
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 1;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 1;
 SELECT hits, misses, stores, entries FROM sfcache.stats;
 -- Seen again: a miss, stored; then a hit.
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 1;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 1;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 1;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 1;
 SELECT name FROM student WHERE id = 1;
 SELECT hits, misses, stores, entries FROM sfcache.stats;
 SELECT reason, statements FROM sfcache.bypass_counts() WHERE reason = 'not admitted';
@@ -51,10 +51,10 @@ SELECT name FROM student WHERE id = 21;		-- 21 seen once
 SELECT name FROM student WHERE id = 22;
 SELECT name FROM student WHERE id = 23;
 SELECT name FROM student WHERE id = 24;		-- 4th miss: counts halve
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 21;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 21;
 -- ... while a key missed twice within the window is admitted
 SELECT name FROM student WHERE id = 25;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 25;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 25;
 SELECT stores FROM sfcache.stats;
 RESET sfcache.admission_window;
 
@@ -70,21 +70,21 @@ SELECT sfcache.invalidate('student');
 SELECT name FROM student WHERE id = 31;
 SELECT sfcache.invalidate('student');
 SELECT name FROM student WHERE id = 32;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 32;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 32;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 32;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 32;
 
 -- sfcache.admission = off keeps a result from its first miss.
 SELECT sfcache.flush();
 SET sfcache.admission = off;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 41;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 41;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 41;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 41;
 RESET sfcache.admission;
 
 -- sfcache.flush() forgets the counts too.
 SET sfcache.admission = on;
 SELECT name FROM student WHERE id = 42;
 SELECT sfcache.flush();
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 42;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 42;
 
 -- Only a superuser sets the window.
 CREATE ROLE sfc_admission_user;

@@ -9,7 +9,7 @@ CREATE TABLE dog () INHERITS (animal);
 INSERT INTO dog VALUES ('rex');
 
 SELECT name FROM animal ORDER BY name;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM animal ORDER BY name;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM animal ORDER BY name;
 
 -- a write to a child (the parent is not named by the write)
 INSERT INTO dog VALUES ('ace');
@@ -39,7 +39,7 @@ SELECT name FROM animal ORDER BY name;
 BEGIN;
 ALTER TABLE fish NO INHERIT animal;
 SELECT name FROM animal ORDER BY name;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM animal ORDER BY name;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM animal ORDER BY name;
 ROLLBACK;
 SELECT name FROM animal ORDER BY name;
 
@@ -48,7 +48,7 @@ SELECT name FROM animal ORDER BY name;
 BEGIN;
 DROP TABLE bird;
 SELECT name FROM animal ORDER BY name;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM animal ORDER BY name;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM animal ORDER BY name;
 ROLLBACK;
 SELECT name FROM animal ORDER BY name;
 DROP TABLE bird;
@@ -65,9 +65,9 @@ EXECUTE animals;
 -- a temporary child: one session's rows; the parent's reads bypass
 CREATE TEMP TABLE ghost () INHERITS (animal);
 INSERT INTO ghost VALUES ('casper');
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM animal ORDER BY name;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM animal ORDER BY name;
 EXECUTE animals;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE animals;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) EXECUTE animals;
 -- a temporary grandchild, and one under a partitioned table's partition
 DROP TABLE ghost;
 CREATE TEMP TABLE ghost_puppy () INHERITS (puppy);

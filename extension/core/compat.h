@@ -1,0 +1,234 @@
+/*-------------------------------------------------------------------------
+ *
+ * compat.h
+ *		The one place that knows which PostgreSQL major sfcache is built
+ *		against (15 to 19). Every other file is written against the
+ *		newest API (PostgreSQL 19's); this header gives the older majors
+ *		the names, signatures and headers the code uses, so that no
+ *		function body holds a PG_VERSION_NUM test.
+ *
+ * Each block says which major introduced the API and what the older ones
+ * get instead. Where the older majors need more than a macro (a function
+ * PostgreSQL only has from 17 on), the function lives in compat.c, under
+ * the same version test. core.h includes this header, so every file of
+ * the module sees it; the advisor (a libpq program) does not need it.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SFCACHE_COMPAT_H
+#define SFCACHE_COMPAT_H
+
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "nodes/parsenodes.h"
+#include "nodes/plannodes.h"
+#include "optimizer/planner.h"
+#include "tcop/tcopprot.h"
+#include "utils/acl.h"
+
+#if PG_VERSION_NUM < 150000
+#error "sfcache requires PostgreSQL 15 or later"
+#endif
+
+/* ---- exported symbols (16: PGXS builds with -fvisibility=hidden) ---- */
+
+/*
+ * The module is built with -fvisibility=hidden (Makefile), as PostgreSQL
+ * 16's PGXS builds modules: PostgreSQL loads it with RTLD_GLOBAL, so only
+ * what PostgreSQL looks up is exported (_PG_init, the magic block, the
+ * SQL-callable functions and their pg_finfo_ records). PostgreSQL 15's
+ * PGDLLEXPORT is empty outside Windows: it is given 16's meaning here.
+ */
+#if PG_VERSION_NUM < 160000 && !defined(WIN32)
+#undef PGDLLEXPORT
+#define PGDLLEXPORT __attribute__((visibility("default")))
+#endif
+
+/* ---- 16: headers and names that moved ---- */
+
+#if PG_VERSION_NUM >= 160000
+#include "nodes/queryjumble.h"
+#else
+#include "utils/queryjumble.h"
+/* 16 renamed force_parallel_mode */
+#define debug_parallel_query force_parallel_mode
+#endif
+
+/* ---- 16: object_aclcheck() and object_ownercheck() ---- */
+
+#if PG_VERSION_NUM < 160000
+#include "catalog/pg_class.h"
+#include "catalog/pg_proc.h"
+
+/* The catalogs sfcache asks about; 16 takes any catalog's oid. */
+static inline AclResult
+object_aclcheck(Oid classid, Oid objectid, Oid roleid, AclMode mode)
+{
+	if (classid == ProcedureRelationId)
+		return pg_proc_aclcheck(objectid, roleid, mode);
+	elog(ERROR, "sfcache: object_aclcheck() of catalog %u on PostgreSQL 15", classid);
+	return ACLCHECK_NO_PRIV;
+}
+
+static inline bool
+object_ownercheck(Oid classid, Oid objectid, Oid roleid)
+{
+	if (classid == RelationRelationId)
+		return pg_class_ownercheck(objectid, roleid);
+	elog(ERROR, "sfcache: object_ownercheck() of catalog %u on PostgreSQL 15", classid);
+	return false;
+}
+#endif
+
+/*
+ * ---- 16: permissions live in RTEPermissionInfo, not in the range table ----
+ *
+ * 16 moved the permissions a statement needs out of its range table
+ * entries into a list beside them (Query.rteperminfos, PlannedStmt.permInfos;
+ * an entry points into its own query level's list by perminfoindex). A
+ * plan made by hand must carry that list, or the executor checks nothing.
+ * On 15 the entries themselves carry the permissions: the list is empty.
+ */
+#if PG_VERSION_NUM >= 160000
+#define SfcQueryPermInfos(query)	((query)->rteperminfos)
+#define SfcRtePermIndexShift(rte, offset) \
+	((rte)->perminfoindex = (rte)->perminfoindex ? (rte)->perminfoindex + (offset) : 0)
+#define SfcPlannedStmtSetPermInfos(stmt, list)	((stmt)->permInfos = (list))
+#else
+#define SfcQueryPermInfos(query)	((List *) NIL)
+#define SfcRtePermIndexShift(rte, offset)	((void) (rte), (void) (offset))
+#define SfcPlannedStmtSetPermInfos(stmt, list)	((void) (stmt), (void) (list))
+#define ExecCheckPermissions(rtable, perminfos, ereport) \
+	ExecCheckRTPerms((rtable), (ereport))
+#endif
+
+/* ---- 17: PGPROC.pgprocno is gone ---- */
+
+#if PG_VERSION_NUM < 170000
+#define GetNumberFromPGProc(proc)	((proc)->pgprocno)
+#endif
+
+/* ---- 17: standard_ExplainOneQuery() (compat.c on 15 and 16) ---- */
+
+#if PG_VERSION_NUM < 170000
+extern void standard_ExplainOneQuery(Query *query, int cursorOptions,
+									 IntoClause *into, ExplainState *es,
+									 const char *queryString, ParamListInfo params,
+									 QueryEnvironment *queryEnv);
+#endif
+
+/*
+ * ---- 17: custom wait events ----
+ *
+ * 17 names an extension's waits in pg_stat_activity (WaitEventExtensionNew:
+ * "SfcacheSingleflight" rather than "Extension"); 15 and 16 have one
+ * generic wait event for every extension. SfcWaitEvent (compat.c) returns
+ * the event to wait under, registered once per backend.
+ */
+#if PG_VERSION_NUM >= 170000
+extern uint32 SfcWaitEvent(const char *name);
+#else
+#include "utils/wait_event.h"
+#define SfcWaitEvent(name)	((void) (name), PG_WAIT_EXTENSION)
+#endif
+
+/* ---- 18: EXPLAIN's formatting functions have their own header ---- */
+
+#if PG_VERSION_NUM >= 180000
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+#endif
+
+/* ---- 18: ExecutorRun() lost execute_once ---- */
+
+/*
+ * The executor hook is declared and chained with these: 15 to 17 pass
+ * execute_once through unchanged. Code that runs a plan itself calls
+ * ExecutorRun() with 18's three arguments.
+ */
+#if PG_VERSION_NUM >= 180000
+#define SFC_EXECUTOR_RUN_PARAMS \
+	QueryDesc *queryDesc, ScanDirection direction, uint64 count
+#define SFC_EXECUTOR_RUN_ARGS	queryDesc, direction, count
+#else
+#define SFC_EXECUTOR_RUN_PARAMS \
+	QueryDesc *queryDesc, ScanDirection direction, uint64 count, bool execute_once
+#define SFC_EXECUTOR_RUN_ARGS	queryDesc, direction, count, execute_once
+#define ExecutorRun(queryDesc, direction, count) \
+	(ExecutorRun) ((queryDesc), (direction), (count), true)
+#endif
+
+/*
+ * ---- 18: query ids name relations, they no longer identify them ----
+ *
+ * 18 jumbles a relation by its name, without its schema (so that a
+ * temporary table's statements share one id across sessions): a.t and
+ * b.t give "SELECT v FROM t" one query id. sfcache's statement statistics
+ * then mix in the relations' oids (core_rtable.c, SfcStatementId).
+ */
+#define SFC_QUERYID_NAMES_RELATIONS (PG_VERSION_NUM >= 180000)
+
+/* ---- 18: operators' index interpretation ---- */
+
+#if PG_VERSION_NUM >= 180000
+#define SfcOpInterpretationCmp(interp)	((interp)->cmptype)
+#else
+#include "access/stratnum.h"
+#include "utils/lsyscache.h"
+typedef OpBtreeInterpretation OpIndexInterpretation;
+
+#define get_op_index_interpretation(opno)	get_op_btree_interpretation(opno)
+#define SfcOpInterpretationCmp(interp)	((interp)->strategy)
+#define COMPARE_LT	BTLessStrategyNumber
+#define COMPARE_LE	BTLessEqualStrategyNumber
+#define COMPARE_EQ	BTEqualStrategyNumber
+#define COMPARE_GE	BTGreaterEqualStrategyNumber
+#define COMPARE_GT	BTGreaterStrategyNumber
+#endif
+
+/*
+ * ---- 19: the planner is told about the EXPLAIN that plans ----
+ *
+ * planner_hook, standard_planner() and pg_plan_query() take the
+ * ExplainState of the EXPLAIN that plans the statement (NULL otherwise).
+ * Older majors plan without it.
+ */
+#if PG_VERSION_NUM >= 190000
+#define SFC_PLANNER_PARAMS \
+	Query *parse, const char *query_string, int cursorOptions, \
+	ParamListInfo boundParams, ExplainState *es
+#define SFC_PLANNER_ARGS	parse, query_string, cursorOptions, boundParams, es
+#else
+#define SFC_PLANNER_PARAMS \
+	Query *parse, const char *query_string, int cursorOptions, \
+	ParamListInfo boundParams
+#define SFC_PLANNER_ARGS	parse, query_string, cursorOptions, boundParams
+#define pg_plan_query(query, query_string, cursorOptions, boundParams, es) \
+	(pg_plan_query) ((query), (query_string), (cursorOptions), (boundParams))
+#define standard_planner(query, query_string, cursorOptions, boundParams, es) \
+	(standard_planner) ((query), (query_string), (cursorOptions), (boundParams))
+#endif
+
+/*
+ * ---- 19: build_simple_rel_hook replaces get_relation_info_hook ----
+ *
+ * 19 lets an extension edit each new RelOptInfo, with its range table
+ * entry, once build_simple_rel() has filled it in. Older majors get the
+ * same hook variable, called by a get_relation_info_hook that
+ * SfcCompatHooksInit() installs (compat.c); it chains to the
+ * get_relation_info_hook installed before it.
+ */
+#if PG_VERSION_NUM >= 190000
+#include "optimizer/pathnode.h"
+#define SfcCompatHooksInit()	((void) 0)
+#else
+#include "nodes/pathnodes.h"
+#define build_simple_rel_hook	sfc_build_simple_rel_hook
+typedef void (*build_simple_rel_hook_type) (PlannerInfo *root,
+											RelOptInfo *rel,
+											RangeTblEntry *rte);
+extern build_simple_rel_hook_type build_simple_rel_hook;
+extern void SfcCompatHooksInit(void);
+#endif
+
+#endif							/* SFCACHE_COMPAT_H */
