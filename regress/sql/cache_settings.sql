@@ -42,18 +42,6 @@ SET timezone_abbreviations = 'India';
 SELECT t AT TIME ZONE 'IST' AS at_ist FROM measure WHERE id = 1;
 RESET timezone_abbreviations;
 
--- XML expressions are not function calls; they read TimeZone and xmlbinary
-SET TimeZone = 'UTC';
-SELECT xmlelement(name e, ts)::text FROM measure WHERE id = 1;
-SET TimeZone = 'Asia/Tokyo';
-SELECT xmlelement(name e, ts)::text FROM measure WHERE id = 1;
-SET xmlbinary = 'base64';
-SELECT xmlelement(name e, b)::text FROM measure WHERE id = 1;
-SET xmlbinary = 'hex';
-SELECT xmlelement(name e, b)::text FROM measure WHERE id = 1;
-RESET xmlbinary;
-RESET TimeZone;
-
 -- a prepared statement planned under one value executes under another
 PREPARE float_text AS SELECT x::text FROM measure WHERE id = $1;
 EXECUTE float_text(1);
