@@ -95,7 +95,7 @@ ISOLATION_OPTS = --inputdir=regress --temp-instance=./tmp_check_iso \
 # TAP tests: PGXS's prove_installcheck (scripts/test puts advisor/ on PATH).
 TAP_TESTS = 1
 PROVE_TESTS = regress/t/*.pl
-EXTRA_CLEAN = tmp_check tmp_check_iso tmp_core results output_iso log regression.* \
+EXTRA_CLEAN = tmp_check tmp_check_iso tmp_core results output_iso log regression.* counts \
 	$(ADVISOR) $(ADVISOR_OBJS)
 
 PG_CPPFLAGS = -DSFCACHE_VERSION=\"$(EXTVERSION)\" -Iextension

@@ -201,7 +201,6 @@ typedef struct CacheableInfo
 	int			ttl_override_s; /* smallest sfcache.set_ttl() among them, 0 if
 								 * none */
 	bool		ttl_default;	/* does sfcache.ttl apply to one of them? */
-	uint64		shape;			/* SfcStatementId(), set by the planner hook */
 } CacheableInfo;
 
 extern int	CacheStatementTtl(int ttl_override_s, bool ttl_default);
@@ -448,7 +447,6 @@ typedef struct SfcScanPrivate
 {
 	Query	   *query;			/* analyzed and rewritten, never modified */
 	CacheKey	key;			/* of the query tree */
-	uint64		shape;			/* SfcStatementId(): its statistics' id */
 	List	   *relids;			/* relations it reads */
 	List	   *inh_roots;		/* those read with their descendants */
 	List	   *funcids;		/* functions whose EXECUTE a hit checks */

@@ -9,7 +9,8 @@
  *
  * The plan keeps what the executor and the plan cache need from a real
  * one: every relation's range table entry and, from PostgreSQL 16 on,
- * every permission info (so permission checks run on a hit), and the relation and function dependencies plus the row-security
+ * every permission info (so permission checks run on a hit), and the
+ * relation and function dependencies plus the row-security
  * flag (so the plan cache invalidates it on DDL or a role change). A
  * generic plan of a prepared statement therefore serves hits without ever
  * being planned again.
@@ -112,7 +113,6 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 										statement ? (int) strlen(statement) : 0);
 	else
 		priv.key.hi = priv.key.lo = 0;
-	priv.shape = info->shape;
 	priv.relids = info->relids;
 	priv.inh_roots = info->inh_roots;
 	priv.funcids = CacheFunctionsExecutedBy(query);
@@ -176,19 +176,15 @@ plan_client_select(Query *parse, const char *query_string, int cursorOptions)
 	CacheableInfo info;
 	int			len = 0;
 	const char *text = statement_text(parse, query_string, &len);
-	uint64		shape = SfcStatementId(parse);
 
-	CacheStatsRegisterShape(shape, text, len);
+	CacheStatsRegisterShape(parse->queryId, text, len);
 	if (sfc_cache_mode == SFC_CACHE_OFF)
 		info.bypass = SFC_BYPASS_DISABLED;
 	else
 		CacheCheckCacheable(parse, query_string, &info);
 	if (info.bypass == SFC_BYPASS_NONE)
-	{
-		info.shape = shape;
 		return make_cache_plan(parse, pnstrdup(text, len), cursorOptions, &info);
-	}
-	CacheStatsBypass(info.bypass, shape);
+	CacheStatsBypass(info.bypass, parse->queryId);
 	CacheExplainNoteBypass(info.bypass);
 	return NULL;
 }
@@ -206,7 +202,7 @@ CachePlanStatement(Query *parse, const char *query_string, int cursorOptions)
 	/* a client's SELECT under DECLARE, CREATE TABLE AS, COPY and such */
 	if (sfc_nesting_level > 0 || (cursorOptions & (CURSOR_OPT_SCROLL | CURSOR_OPT_HOLD)))
 	{
-		CacheStatsBypass(SFC_BYPASS_NOT_SELECT, SfcStatementId(parse));
+		CacheStatsBypass(SFC_BYPASS_NOT_SELECT, parse->queryId);
 		return NULL;
 	}
 	return plan_client_select(parse, query_string, cursorOptions);

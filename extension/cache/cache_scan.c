@@ -86,8 +86,7 @@ SfcScanPrivateToList(const SfcScanPrivate *priv)
 {
 	Const	   *hi = int8_const((int64) priv->key.hi);
 	Const	   *lo = int8_const((int64) priv->key.lo);
-	Const	   *shape = int8_const((int64) priv->shape);
-	List	   *key = list_make3(hi, lo, shape);
+	List	   *key = list_make2(hi, lo);
 	List	   *ints = list_make3_int(priv->ttl_override_s, priv->ttl_default,
 									  priv->cursor_options);
 	String	   *text = makeString(priv->query_string ? (char *) priv->query_string : pstrdup(""));
@@ -107,7 +106,6 @@ SfcScanPrivateFromList(List *list, SfcScanPrivate *priv)
 	priv->query = linitial(list);
 	priv->key.hi = (uint64) DatumGetInt64(((Const *) linitial(key))->constvalue);
 	priv->key.lo = (uint64) DatumGetInt64(((Const *) lsecond(key))->constvalue);
-	priv->shape = (uint64) DatumGetInt64(((Const *) lthird(key))->constvalue);
 	priv->relids = linitial(oids);
 	priv->inh_roots = lsecond(oids);
 	priv->funcids = lthird(oids);
@@ -160,7 +158,7 @@ run_uncached(SfcScanState *state, SfcBypass why)
 
 	state->outcome = SFC_RUN_UNCACHED;
 	state->bypass = why;
-	CacheStatsBypass(why, state->priv.shape);
+	CacheStatsBypass(why, state->priv.query->queryId);
 	CacheRunSavedQuery(&state->priv, estate->es_param_list_info, estate->es_snapshot,
 					   (DestReceiver *) cap);
 	state->spill = cap->spill;
@@ -232,7 +230,7 @@ run_as_leader(SfcScanState *state, CacheKey key)
 												 keep);
 	}
 	if (state->bypass != SFC_BYPASS_NONE)
-		CacheStatsBypass(state->bypass, state->priv.shape);
+		CacheStatsBypass(state->bypass, state->priv.query->queryId);
 	state->rows = cap->buf.data;
 	state->rows_len = cap->buf.len;
 	if (state->send_datarows && cap->spill == NULL && cap->text_rows)
@@ -247,7 +245,7 @@ static void
 resolve(SfcScanState *state)
 {
 	ParamListInfo params = state->css.ss.ps.state->es_param_list_info;
-	uint64		shape = state->priv.shape;
+	uint64		shape = state->priv.query->queryId;
 	SfcBypass	why = CacheCheckRuntimeBypass(state->priv.relids);
 	CacheKey	key;
 	CachedResult result;

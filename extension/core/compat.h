@@ -54,6 +54,21 @@
 #define debug_parallel_query force_parallel_mode
 #endif
 
+/*
+ * ---- 16: GUC memory ----
+ *
+ * 16 keeps string settings (and a check hook's extra) in the GUC
+ * machinery's own memory: a check hook that replaces *newval or sets
+ * *extra allocates with guc_strdup() and frees with guc_free(). Up to 15
+ * they were malloc() and free().
+ */
+#if PG_VERSION_NUM < 160000
+#define guc_strdup(elevel, s)	strdup(s)
+#define guc_free(p)	free(p)
+#else
+#include "utils/guc.h"
+#endif
+
 /* ---- 16: object_aclcheck() and object_ownercheck() ---- */
 
 #if PG_VERSION_NUM < 160000
@@ -157,16 +172,6 @@ extern uint32 SfcWaitEvent(const char *name);
 #define ExecutorRun(queryDesc, direction, count) \
 	(ExecutorRun) ((queryDesc), (direction), (count), true)
 #endif
-
-/*
- * ---- 18: query ids name relations, they no longer identify them ----
- *
- * 18 jumbles a relation by its name, without its schema (so that a
- * temporary table's statements share one id across sessions): a.t and
- * b.t give "SELECT v FROM t" one query id. sfcache's statement statistics
- * then mix in the relations' oids (core_rtable.c, SfcStatementId).
- */
-#define SFC_QUERYID_NAMES_RELATIONS (PG_VERSION_NUM >= 180000)
 
 /* ---- 18: operators' index interpretation ---- */
 

@@ -72,7 +72,6 @@ extern void SfcExecutorStartForClient(QueryDesc *queryDesc, int eflags);
 
 extern void SfcCollectRelations(Query *query, List **rtable, List **perminfos);
 extern void SfcCheckQueryPermissions(Query *query);
-extern uint64 SfcStatementId(Query *query);
 
 /* ---- deterministic concurrency tests (core_test_hold.c) ---- */
 

@@ -17,7 +17,6 @@
  */
 #include "postgres.h"
 
-#include "common/hashfn.h"
 #include "nodes/nodeFuncs.h"
 
 #include "core/core.h"
@@ -89,41 +88,3 @@ SfcCheckQueryPermissions(Query *query)
 	(void) ExecCheckPermissions(rtable, perminfos, true);
 }
 
-/* Sum of a hash of each relation oid the tree reads (order does not matter). */
-static bool
-relids_hash_walker(Node *node, uint64 *sum)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, relids_hash_walker, sum,
-								 QTW_EXAMINE_RTES_BEFORE);
-	if (IsA(node, RangeTblEntry))
-	{
-		RangeTblEntry *rte = (RangeTblEntry *) node;
-
-		if (OidIsValid(rte->relid))
-			*sum += hash_bytes_uint32_extended(rte->relid, 0);
-		return false;
-	}
-	return expression_tree_walker(node, relids_hash_walker, sum);
-}
-
-/*
- * The id sfcache's statement statistics use for a query: its query id,
- * which up to 17 identifies the relations it reads; from 18 on, where it
- * only names them (compat.h), mixed with their oids. 0 when the query has
- * no query id.
- */
-uint64
-SfcStatementId(Query *query)
-{
-	uint64		sum = 0;
-	uint64		id;
-
-	if (!SFC_QUERYID_NAMES_RELATIONS || query->queryId == 0)
-		return query->queryId;
-	(void) relids_hash_walker((Node *) query, &sum);
-	id = hash_combine64(query->queryId, sum);
-	return id != 0 ? id : 1;
-}

@@ -37,7 +37,7 @@ max_parallel_workers_per_gather = 0
 sub load_lms
 {
 	my ($node) = @_;
-	$node->safe_psql('app', slurp_file("$ENV{TESTDIR}/regress/data/advice_lms.sql"));
+	$node->safe_psql('app', slurp_file(($ENV{TESTDIR} // ".") . "/regress/data/advice_lms.sql"));
 }
 
 # The dashboard's statements, as Django writes them (name => SQL).
