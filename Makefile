@@ -43,7 +43,9 @@ CACHE_OBJS = \
 	extension/cache/cache_sql.o \
 	extension/cache/cache_stats.o \
 	extension/cache/cache_store.o \
-	extension/cache/cache_tracked.o
+	extension/cache/cache_tracked.o \
+	extension/cache/cache_window.o \
+	extension/cache/cache_window_bounds.o
 
 # extension/advice: index advice.
 ADVICE_OBJS = \

@@ -7,6 +7,8 @@
 SFC_PACKAGES="make gcc postgresql-15 postgresql-server-dev-15 postgresql-contrib
 	libhiredis-dev redis-server prometheus-postgres-exporter libipc-run-perl cppcheck valgrind python3-psycopg dpkg-dev
 	pg-bsd-indent"
+# What the demo uses: the build, the server, pg_stat_statements, pgbench.
+SFC_DEMO_PACKAGES="make gcc postgresql-15 postgresql-server-dev-15 postgresql-contrib libhiredis-dev"
 SFC_PG_BINDIR=/usr/lib/postgresql/15/bin
 # A relocated PostgreSQL 15 can be named by PG_CONFIG; the packaged one otherwise.
 export PG_CONFIG=${PG_CONFIG:-$SFC_PG_BINDIR/pg_config}
@@ -108,7 +110,7 @@ sfc_pg_configs() {
 sfc_build_install() {
 	local tree=$1
 	sfc_log "building in $tree"
-	sfc_as_user make -C "$tree" -s PG_CONFIG="$PG_CONFIG" >/dev/null
+	sfc_as_user make -C "$tree" -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" >/dev/null
 	sfc_log "installing into $($PG_CONFIG --pkglibdir)"
 	sfc_root make -C "$tree" -s install PG_CONFIG="$PG_CONFIG" >/dev/null
 }

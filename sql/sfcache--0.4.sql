@@ -229,12 +229,13 @@ CREATE FUNCTION sfcache.stats_counters(
 	OUT hits bigint, OUT misses bigint, OUT coalesced bigint,
 	OUT handoffs bigint, OUT stores bigint, OUT evictions bigint,
 	OUT invalidations bigint, OUT expirations bigint, OUT wait_timeouts bigint,
+	OUT window_hits bigint,
 	OUT bypasses bigint, OUT bytes_used bigint, OUT entries bigint,
 	OUT untracked_statements bigint, OUT reset_at timestamptz)
 RETURNS record
 LANGUAGE C STRICT
 SET search_path = pg_catalog
-AS 'MODULE_PATHNAME', 'sfcache_stats_0_1';
+AS 'MODULE_PATHNAME', 'sfcache_stats_0_4';
 
 CREATE FUNCTION sfcache.bypass_counts(OUT reason text, OUT statements bigint)
 RETURNS SETOF record
@@ -254,11 +255,11 @@ CREATE FUNCTION sfcache.statement_counters(
 	OUT dbid oid, OUT userid oid, OUT queryid bigint, OUT query text,
 	OUT calls bigint, OUT hits bigint, OUT coalesced bigint, OUT misses bigint,
 	OUT stores bigint, OUT bypasses bigint, OUT last_bypass_reason text,
-	OUT bytes_stored bigint)
+	OUT bytes_stored bigint, OUT window_hits bigint)
 RETURNS SETOF record
 LANGUAGE C STRICT
 SET search_path = pg_catalog
-AS 'MODULE_PATHNAME', 'sfcache_statements_0_1';
+AS 'MODULE_PATHNAME', 'sfcache_statements_0_4';
 
 CREATE FUNCTION sfcache.statement_keys(dbid oid, userid oid, queryid bigint)
 RETURNS bigint

@@ -11,6 +11,12 @@
  * barrier was); last_ms: from the barrier's release until the last client
  * had its rows; p50/p99: per-client latency, send to rows.
  *
+ * Each %NOW% in QUERY becomes, per client at the moment it sends, a
+ * timestamptz literal with microseconds, as Django writes timezone.now():
+ * '2026-11-02 09:00:00.123456+00:00'. The clock is the real one, shifted so
+ * that the run starts at HERD_NOW_BASE (Unix seconds; default: now), so a
+ * data set with a fixed "today" sees a now that moves as it would.
+ *
  * usage: herd CONNINFO N QUERY [TIMEOUT_S]
  */
 #include <libpq-fe.h>
@@ -18,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <time.h>
 
 typedef struct
@@ -33,6 +40,9 @@ typedef struct
 static pthread_barrier_t barrier;
 static const char *query;
 static double released;
+static double now_shift;		/* HERD_NOW_BASE minus the real start, s */
+
+#define NOW_MARK "%NOW%"
 
 static double
 now_ms(void)
@@ -43,16 +53,62 @@ now_ms(void)
 	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
 }
 
+/* QUERY with each %NOW% replaced by the shifted wall clock (malloc'd). */
+static char *
+query_at_now(void)
+{
+	struct timeval tv;
+	double		t;
+	time_t		secs;
+	struct tm	tm;
+	char		lit[64];
+	char		stamp[32];
+	size_t		marks = 0;
+	const char *p;
+	char	   *out;
+	char	   *o;
+
+	gettimeofday(&tv, NULL);
+	t = tv.tv_sec + tv.tv_usec / 1e6 + now_shift;
+	secs = (time_t) t;
+	gmtime_r(&secs, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%d %H:%M:%S", &tm);
+	snprintf(lit, sizeof(lit), "'%s.%06d+00:00'", stamp, (int) ((t - secs) * 1e6));
+	for (p = strstr(query, NOW_MARK); p; p = strstr(p + strlen(NOW_MARK), NOW_MARK))
+		marks++;
+	out = malloc(strlen(query) + marks * strlen(lit) + 1);
+	for (p = query, o = out; *p;)
+	{
+		const char *mark = strstr(p, NOW_MARK);
+		size_t		len = mark ? (size_t) (mark - p) : strlen(p);
+
+		memcpy(o, p, len);
+		o += len;
+		p += len;
+		if (mark)
+		{
+			memcpy(o, lit, strlen(lit));
+			o += strlen(lit);
+			p += strlen(NOW_MARK);
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
 static void *
 run_client(void *arg)
 {
 	Client	   *c = arg;
 	PGresult   *res;
+	char	   *sql;
 
 	if (pthread_barrier_wait(&barrier) == PTHREAD_BARRIER_SERIAL_THREAD)
 		released = now_ms();
+	sql = query_at_now();
 	c->sent = now_ms();
-	res = PQexec(c->conn, query);
+	res = PQexec(c->conn, sql);
+	free(sql);
 	c->done = now_ms();
 	if (PQresultStatus(res) == PGRES_TUPLES_OK)
 	{
@@ -96,6 +152,13 @@ main(int argc, char **argv)
 	}
 	n = atoi(argv[2]);
 	query = argv[3];
+	if (getenv("HERD_NOW_BASE"))
+	{
+		struct timeval tv;
+
+		gettimeofday(&tv, NULL);
+		now_shift = atof(getenv("HERD_NOW_BASE")) - (tv.tv_sec + tv.tv_usec / 1e6);
+	}
 	if (n < 1 || n > 2000)
 	{
 		fprintf(stderr, "herd: N must be 1..2000\n");

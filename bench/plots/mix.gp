@@ -1,7 +1,7 @@
 # bench/plots/mix.gp: the dashboard-mix chart (pages/s per case and target).
 # Input: mix.dat of bench/scenarios/mix.sh;
 # gnuplot -e "in='...'; out='...'; sfc='yes|no'" mix.gp (no: sfcache's bars are left out)
-set terminal pngcairo size 800,450 font "DejaVu Sans,10"
+set terminal pngcairo size 1000,520 font "DejaVu Sans,10"
 set output out
 array names[3] = ["sfcache", "plain PostgreSQL", "pgpool-II"]
 array colors[3] = ["#2a9d8f", "#8d99ae", "#e76f51"]
@@ -16,5 +16,8 @@ set grid ytics
 set yrange [0:*]
 set ylabel "pages/s"
 set xlabel "clients, writer"
+# one label per case, slanted so that long ones ("64, writer 100/s") never overlap
+set xtics rotate by -30 offset -1,0 nomirror
+set bmargin 6
 set key top right
 plot for [i=first:3] in using (column(i+1)):xtic(1) title names[i] lc rgb colors[i]

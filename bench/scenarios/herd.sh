@@ -118,3 +118,69 @@ md "" "Goal (issue 3): exactly 1 execution for sfcache; plain PostgreSQL and pgp
 		echo
 	done
 } >"$BENCH_OUT/herd.dat"
+
+# --- The herd with Django's now -------------------------------------------
+# The same barrier, but the dashboard's costliest announcement statement as
+# Django's ORM writes it: `timezone.now()` as a literal with microseconds,
+# taken by each client at the moment it sends (bench/clients/herd.c's %NOW%,
+# the clock shifted to the data set's "today", Mon 2026-11-02 09:00 UTC).
+# No two clients send the same text; with validity windows they share one
+# result. A new course per run keeps every run cold.
+now_sizes=${BENCH_HERD_NOW_SIZES:-200}
+now_base=$(date -d '2026-11-02 09:00:00Z' +%s)
+announcement_sql() {
+	echo "SELECT \"lms_announcement\".\"id\", \"lms_announcement\".\"title\", \"lms_announcement\".\"is_pinned\"," \
+		"\"lms_announcement\".\"display_time\", \"lms_announcement\".\"end_date\" FROM \"lms_announcement\"" \
+		"WHERE (\"lms_announcement\".\"university_id\" = 1 AND NOT \"lms_announcement\".\"is_deleted\"" \
+		"AND \"lms_announcement\".\"display_time\" <= %NOW%::timestamptz" \
+		"AND \"lms_announcement\".\"end_date\" >= %NOW%::timestamptz" \
+		"AND \"lms_announcement\".\"scope_ids\" @> '[$1]'::jsonb)" \
+		"ORDER BY \"lms_announcement\".\"is_pinned\" DESC, \"lms_announcement\".\"display_time\" DESC LIMIT 20"
+}
+announcement_calls() {
+	bpsql "$(backend_of "$1")" -c "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
+		WHERE query LIKE '%FROM \"lms_announcement\" WHERE%' AND query NOT LIKE '%pg_stat_statements%'"
+}
+for n in $now_sizes; do
+	for run in $(runs); do
+		for t in $targets; do
+			q=$(announcement_sql "$((run % 40 + 1))")
+			be=$(backend_of "$t")
+			bpsql "$be" -c 'SELECT pg_stat_statements_reset()' >/dev/null
+			[ "$t" = sfc ] && sfcache_stats_snapshot >"$BENCH_WORK/herdnow.s0"
+			line=$(HERD_NOW_BASE=$now_base "$BENCH_WORK/bin/herd" "$(target_conninfo "$t")" "$n" "$q" 120) ||
+				bench_log "herd-now $t N=$n run $run: some clients failed: $line"
+			execs=$(announcement_calls "$t")
+			if [ "$t" = sfc ]; then
+				sfcache_stats_snapshot >"$BENCH_WORK/herdnow.s1"
+				stats_delta "$BENCH_WORK/herdnow.s0" "$BENCH_WORK/herdnow.s1" >"$BENCH_WORK/herdnow.d"
+				execs=$(stats_pick "$BENCH_WORK/herdnow.d" '^misses$')
+				for c in hit coalesc window; do
+					v=$(stats_pick "$BENCH_WORK/herdnow.d" "^${c}")
+					[ -n "$v" ] && record herdnow "$n/sfc/sfc_$c" "$run" "$v"
+				done
+			fi
+			record herdnow "$n/$t/exec" "$run" "$execs"
+			for f in last_ms p50_ms p99_ms spread_ms; do
+				record herdnow "$n/$t/$f" "$run" "$(echo "$line" | sed -n "s/.*\b$f=\([0-9.]*\).*/\1/p")"
+			done
+			bench_log "herd-now N=$n run $run $t: executions=$execs $line"
+		done
+	done
+done
+md "" "## Herd with Django's now: N page loads, each with its own microsecond \`now\`" "" \
+	"The announcement statement of the dashboard as Django 3.2 writes it (\`display_time <= '...123456+00:00'::timestamptz" \
+	"AND end_date >= ...\`), each client's \`now\` read from the clock when it sends, so no two texts are equal." \
+	"*executions*: sfcache's misses (leaders that ran it), pg_stat_statements calls for the others;" \
+	"*window*: sfcache executions served by a validity window." ""
+md "| N | target | executions | sfcache coalesced | sfcache hits | sfcache window hits | last client done (ms) | p50 (ms) | p99 (ms) | send spread (ms) |" \
+	"| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+for n in $now_sizes; do
+	for t in $targets; do
+		co="n/a | n/a | n/a"
+		[ "$t" = sfc ] && co="$(cell herdnow "$n/sfc/sfc_coalesc") | $(cell herdnow "$n/sfc/sfc_hit") | $(cell herdnow "$n/sfc/sfc_window")"
+		name=$t; [ "$t" = sfc ] && name=sfcache; [ "$t" = pgpool ] && name=pgpool-II
+		md "| $n | $name | $(cell herdnow "$n/$t/exec") | $co | $(cell herdnow "$n/$t/last_ms") | $(cell herdnow "$n/$t/p50_ms") | $(cell herdnow "$n/$t/p99_ms") | $(cell herdnow "$n/$t/spread_ms" '%.1f') |"
+	done
+done
+md "" "Goal (validity windows): at most 2 executions for sfcache; plain PostgreSQL and pgpool-II execute N times."

@@ -16,6 +16,22 @@ wrate=${BENCH_MIX_WRITE_RATE:-10}	# commits/s, or a list: "10 100"
 [ "$BENCH_QUICK" = yes ] || BENCH_DUR=$((BENCH_DUR < 2 ? 2 : BENCH_DUR))
 dash=$BENCH_SRC/bench/lms/dashboard.sql
 writer=$BENCH_SRC/bench/lms/writer.sql
+# BENCH_MIX_NOW=fresh: "now" as Django writes timezone.now(), a literal with
+# microseconds, new for every page: drawn uniformly from the
+# BENCH_MIX_NOW_SPAN seconds (default 60, at most 3600) after the data set's
+# fixed 09:00, instead of the fixed '2026-11-02 09:00:00+00'. The week bounds
+# of Q3 stay fixed, as an application computes them. pgbench substitutes
+# :vars inside literals; '0hhmmss.ffffff' is PostgreSQL's undelimited time.
+now_mode=${BENCH_MIX_NOW:-fixed}
+if [ "$now_mode" = fresh ]; then
+	span=${BENCH_MIX_NOW_SPAN:-60}
+	mkdir -p "$BENCH_WORK/sql"
+	awk -v span="$span" '{ gsub(/'"'"'2026-11-02 09:00:00\+00'"'"'/, "'"'"'2026-11-02 0:nowt.:nowus+00'"'"'"); print }
+		/^\\set cid / { print "\\set nowoff random(0, " span - 1 ")"
+			print "\\set nowt 90000 + (:nowoff / 60) * 100 + :nowoff % 60"
+			print "\\set nowus random(0, 999999)" }' "$dash" >"$BENCH_WORK/sql/dashboard-now.sql"
+	dash=$BENCH_WORK/sql/dashboard-now.sql
+fi
 targets="plain pgpool"
 [ "$BENCH_SFC_CACHE" = yes ] && targets="sfc plain pgpool"
 
@@ -99,8 +115,10 @@ for w in none $wrate; do
 	done
 done
 
+nowtext="the fixed now '2026-11-02 09:00:00+00'"
+[ "$now_mode" = fresh ] && nowtext="a new microsecond now per page, as Django writes timezone.now(), drawn from the ${span:-60} s after 09:00"
 md "## Dashboard mix: 12 queries per page, Zipf students" "" \
-	"\`bench/lms/dashboard.sql\` (pgbench, simple protocol, $BENCH_DUR s per measurement); with a writer:" \
+	"\`bench/lms/dashboard.sql\` (pgbench, simple protocol, $BENCH_DUR s per measurement, $nowtext); with a writer:" \
 	"\`bench/lms/writer.sql\` at $wrate commits/s through the same target. *CPU/page* counts the server processes" \
 	"(PostgreSQL, and pgpool-II's for pgpool-II) from /proc; *hit %*: hits / SELECTs in the cache's own counters" \
 	"(sfcache: hits / (hits + misses + coalesced) in \`sfcache.stats\`; pgpool-II: SHOW POOL_CACHE)." \

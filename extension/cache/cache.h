@@ -181,11 +181,77 @@ extern void CacheKeyConstsBlank(Query *query, KeyConsts *consts);
 extern void CacheKeyConstsRestore(KeyConsts *consts);
 extern void CacheKeyConstsFree(KeyConsts *consts);
 extern CacheKey CacheKeyShape(Query *blanked, KeyConsts *consts);
-extern CacheKey CacheKeyCombine(CacheKey shape, const KeyConsts *consts);
+extern CacheKey CacheKeyCombine(CacheKey shape, const KeyConsts *consts,
+								const Bitmapset *windowed);
 
 /* cache_key_memo.c */
-extern CacheKey CacheKeyForStatement(Query *query, const char *text, int len);
-extern CacheKey CacheKeyWithParams(CacheKey query_key, ParamListInfo params);
+extern CacheKey CacheKeyForStatement(Query *query, const char *text, int len,
+									 const Bitmapset *windowed);
+extern CacheKey CacheKeyWithParams(CacheKey query_key, ParamListInfo params,
+								   const Bitmapset *windowed_params);
+
+/* ---- validity windows of range constants (cache_window*.c) ---- */
+
+/*
+ * One windowed constant of a statement, found when it is planned
+ * (cache_window.c): the constant (a Const, or an external Param) is one
+ * side of the top-level conjunct "column strategy constant" on relation
+ * occurrence relid, written here with the column on the left.
+ */
+typedef struct WindowSpec
+{
+	Node	   *value;			/* Const or Param (PARAM_EXTERN) */
+	int			const_index;	/* Const: its place in the key's walk; else -1 */
+	Oid			relid;
+	AttrNumber	attno;
+	Oid			coltype;		/* the column's own type (output, length) */
+	int			strategy;		/* BTLessStrategyNumber ... column side */
+	Oid			opfamily;		/* the btree family of the comparison */
+	Oid			lefttype;		/* the comparison's column-side input type */
+	Oid			righttype;		/* and its constant-side type */
+	Oid			collid;			/* the comparison's input collation */
+	Oid			cmp_proc;		/* btree order proc (lefttype, righttype) */
+	Oid			self_cmp_proc;	/* btree order proc (lefttype, lefttype) */
+	char	   *colname;
+	List	   *filters;		/* other conjuncts of its clause on the same
+								 * occurrence (Vars of any varno: the scan's) */
+} WindowSpec;
+
+/* One windowed constant's value at an execution, and how to compare it. */
+typedef struct WindowValue
+{
+	const WindowSpec *spec;
+	Datum		value;
+	bool		keyed;			/* null, or another type: in the key instead */
+	int16		typlen;
+	bool		typbyval;
+	FmgrInfo	cmp;			/* cmp(column value, constant) */
+} WindowValue;
+
+/* The windowed constants of one execution, as a lookup checks them. */
+typedef struct WindowProbe
+{
+	int			n;
+	WindowValue *values;
+	bool		by_window;		/* out: served for another constant image */
+	bool		keep_copy;		/* copy the matched entry's windows (EXPLAIN) */
+	char	   *copy;			/* out: that copy */
+	Size		copy_len;
+} WindowProbe;
+
+extern List *CacheWindowsFind(Query *query);
+extern List *CacheWindowSpecsToList(List *specs);
+extern List *CacheWindowSpecsFromList(List *list);
+extern Bitmapset *CacheWindowedConsts(List *specs);
+extern WindowProbe *CacheWindowProbeMake(List *specs, ParamListInfo params,
+										 Bitmapset **windowed_params);
+
+/* cache_window_bounds.c */
+extern void CacheWindowsCompute(const WindowProbe *probe, ParamListInfo params,
+								Snapshot snapshot, StringInfo out);
+extern bool CacheWindowsContain(const char *windows, Size len, WindowProbe *probe);
+extern void CacheWindowsExplain(const WindowProbe *probe, const char *windows,
+								Size len, ExplainState *es);
 
 /* cache_settings.c */
 extern void CacheSettingsAppend(StringInfo buf);
@@ -333,9 +399,11 @@ typedef struct CachedResult
 } CachedResult;
 
 extern SfcOutcome CacheSingleflightBegin(CacheKey key, uint64 shape,
-										 CachedResult *result, SfcBypass *why);
+										 CachedResult *result, WindowProbe *probe,
+										 SfcBypass *why);
 extern SfcBypass CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
-										  const CachedResult *result, int ttl_s,
+										  const CachedResult *result,
+										  const StringInfoData *windows, int ttl_s,
 										  bool keep);
 extern void CacheSingleflightAbandon(CacheKey key, SfcBypass why);
 extern void CacheFlushAll(void);
@@ -353,6 +421,8 @@ typedef enum SfcCounter
 	SFC_STAT_INVALIDATIONS,
 	SFC_STAT_EXPIRATIONS,
 	SFC_STAT_WAIT_TIMEOUTS,
+	SFC_STAT_WINDOW_HITS,		/* hits (also counted there) served by a
+								 * validity window for other constants */
 	SFC_NUM_COUNTERS
 } SfcCounter;
 
@@ -431,7 +501,9 @@ extern void CacheStoreReleaseUnused(CacheEntry *entry);
 extern bool CacheStoreInsert(CacheEntry *entry, CacheKey key, uint32 hashcode);
 extern void CacheStoreRemove(CacheEntry *entry);
 extern dsa_pointer CacheStoreWriteResult(const GenSnapshot *gens,
+										 const StringInfoData *windows,
 										 const CachedResult *result, Size *size);
+extern const char *CacheStoreEntryWindows(CacheEntry *entry, Size *len);
 extern void CacheStoreFreeResult(dsa_pointer dp);
 extern void CacheStoreAttachResult(CacheEntry *entry, dsa_pointer dp, Size size);
 extern bool CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now,
@@ -451,6 +523,7 @@ typedef struct SfcScanPrivate
 	List	   *inh_roots;		/* those read with their descendants */
 	List	   *funcids;		/* functions whose EXECUTE a hit checks */
 	List	   *value_deps;		/* CacheValueDependencies() */
+	List	   *windows;		/* WindowSpec list: CacheWindowsFind() */
 	int			ttl_override_s; /* see CacheableInfo */
 	bool		ttl_default;
 	int			cursor_options;

@@ -202,9 +202,13 @@ CacheKeyShape(Query *blanked, KeyConsts *consts)
 	return key;
 }
 
-/* The query key: the shape's with the constants' images, as outDatum() prints them. */
+/*
+ * The query key: the shape's with the constants' images, as outDatum()
+ * prints them; a windowed constant (its walk place in windowed) is one
+ * mark instead, the same for every value (cache_window.c).
+ */
 CacheKey
-CacheKeyCombine(CacheKey shape, const KeyConsts *consts)
+CacheKeyCombine(CacheKey shape, const KeyConsts *consts, const Bitmapset *windowed)
 {
 	StringInfoData buf;
 	CacheKey	key;
@@ -221,6 +225,11 @@ CacheKeyCombine(CacheKey shape, const KeyConsts *consts)
 		{
 			/* outDatum() is not called for a null Const */
 			appendStringInfoChar(&buf, 'n');
+			continue;
+		}
+		if (bms_is_member(i, windowed))
+		{
+			appendStringInfoChar(&buf, 'w');
 			continue;
 		}
 		if (c->constbyval)
@@ -254,20 +263,20 @@ CacheKeyForQuery(Query *query)
 	CacheKeyConstsBlank(query, &consts);
 	shape = CacheKeyShape(query, &consts);
 	CacheKeyConstsRestore(&consts);
-	shape = CacheKeyCombine(shape, &consts);
+	shape = CacheKeyCombine(shape, &consts, NULL);
 	CacheKeyConstsFree(&consts);
 	return shape;
 }
 
 static void
-append_param(StringInfo buf, ParamExternData *prm)
+append_param(StringInfo buf, ParamExternData *prm, bool windowed)
 {
 	int16		typlen;
 	bool		typbyval;
 
 	appendBinaryStringInfo(buf, (char *) &prm->ptype, sizeof(Oid));
-	appendStringInfoChar(buf, prm->isnull ? 'n' : 'v');
-	if (prm->isnull || !OidIsValid(prm->ptype))
+	appendStringInfoChar(buf, prm->isnull ? 'n' : windowed ? 'w' : 'v');
+	if (prm->isnull || windowed || !OidIsValid(prm->ptype))
 		return;
 
 	get_typlenbyval(prm->ptype, &typlen, &typbyval);
@@ -291,9 +300,13 @@ append_param(StringInfo buf, ParamExternData *prm)
 	}
 }
 
-/* The full key: the query's, with database, role, parameters and settings. */
+/*
+ * The full key: the query's, with database, role, parameters and settings;
+ * the values of windowed_params (numbers from 1) are left out.
+ */
 CacheKey
-CacheKeyWithParams(CacheKey query_key, ParamListInfo params)
+CacheKeyWithParams(CacheKey query_key, ParamListInfo params,
+				   const Bitmapset *windowed_params)
 {
 	StringInfoData buf;
 	Oid			role = GetUserId();
@@ -306,7 +319,8 @@ CacheKeyWithParams(CacheKey query_key, ParamListInfo params)
 	if (params != NULL)
 	{
 		for (int i = 0; i < params->numParams; i++)
-			append_param(&buf, &params->params[i]);
+			append_param(&buf, &params->params[i],
+						 bms_is_member(i + 1, windowed_params));
 	}
 	CacheSettingsAppend(&buf);
 	key = hash128(buf.data, buf.len);

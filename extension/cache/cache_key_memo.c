@@ -69,13 +69,30 @@ memo_insert(uint32 text_hash, Query *query, CacheKey key)
 	e->text_hash = text_hash;
 }
 
+/* A statement with no candidate hash: keyed as CacheKeyForQuery() does. */
+static CacheKey
+key_unmemoized(Query *query, const Bitmapset *windowed)
+{
+	KeyConsts	consts;
+	CacheKey	shape;
+
+	CacheKeyConstsBlank(query, &consts);
+	shape = CacheKeyShape(query, &consts);
+	CacheKeyConstsRestore(&consts);
+	shape = CacheKeyCombine(shape, &consts, windowed);
+	CacheKeyConstsFree(&consts);
+	return shape;
+}
+
 /*
- * The key of an analyzed statement, as CacheKeyForQuery() computes it;
+ * The key of an analyzed statement, as CacheKeyForQuery() computes it but
+ * with the windowed constants (walk places, cache_window.c) marked only;
  * stmt_text and len are the statement's own source text (NULL when
  * unknown).
  */
 CacheKey
-CacheKeyForStatement(Query *query, const char *stmt_text, int len)
+CacheKeyForStatement(Query *query, const char *stmt_text, int len,
+					 const Bitmapset *windowed)
 {
 	uint32		text_hash;
 	uint32	   *seen_slot;
@@ -88,7 +105,7 @@ CacheKeyForStatement(Query *query, const char *stmt_text, int len)
 	else if (stmt_text != NULL && len > 0)
 		text_hash = hash_bytes((const unsigned char *) stmt_text, len);
 	else
-		return CacheKeyForQuery(query);
+		return key_unmemoized(query, windowed);
 	text_hash |= 1;				/* 0 marks an empty slot */
 
 	/* the tree may be a cached plan's: it is given back even on error */
@@ -120,7 +137,7 @@ CacheKeyForStatement(Query *query, const char *stmt_text, int len)
 	}
 	PG_END_TRY();
 	CacheKeyConstsRestore(&consts);
-	shape = CacheKeyCombine(shape, &consts);
+	shape = CacheKeyCombine(shape, &consts, windowed);
 	CacheKeyConstsFree(&consts);
 	return shape;
 }

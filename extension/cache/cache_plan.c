@@ -108,9 +108,11 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 	 * does, and those bypasses are common (reads after writes in one
 	 * transaction).
 	 */
+	priv.windows = CacheWindowsFind(query);
 	if (CacheCheckRuntimeBypass(info->relids) == SFC_BYPASS_NONE)
 		priv.key = CacheKeyForStatement(query, statement,
-										statement ? (int) strlen(statement) : 0);
+										statement ? (int) strlen(statement) : 0,
+										CacheWindowedConsts(priv.windows));
 	else
 		priv.key.hi = priv.key.lo = 0;
 	priv.relids = info->relids;

@@ -48,6 +48,9 @@ typedef struct SfcScanState
 	const char *row_body;		/* the row just returned, not yet sent */
 	uint32		row_len;
 	TupleTableSlot *count_slot; /* all-null virtual slot: a row to count */
+	/* validity windows (cache_window.c) */
+	WindowProbe *probe;			/* this execution's windowed constants */
+	StringInfoData windows;		/* the windows it was served or stored with */
 } SfcScanState;
 
 static Node *create_scan_state(CustomScan *cscan);
@@ -91,9 +94,10 @@ SfcScanPrivateToList(const SfcScanPrivate *priv)
 									  priv->cursor_options);
 	String	   *text = makeString(priv->query_string ? (char *) priv->query_string : pstrdup(""));
 
-	return list_make5(priv->query, key, list_make4(priv->relids, priv->inh_roots,
-												   priv->funcids, priv->value_deps),
-					  ints, text);
+	return lappend(list_make5(priv->query, key, list_make4(priv->relids, priv->inh_roots,
+															priv->funcids, priv->value_deps),
+							  ints, text),
+				   CacheWindowSpecsToList(priv->windows));
 }
 
 void
@@ -114,6 +118,7 @@ SfcScanPrivateFromList(List *list, SfcScanPrivate *priv)
 	priv->ttl_default = lsecond_int(ints);
 	priv->cursor_options = lthird_int(ints);
 	priv->query_string = strVal(list_nth(list, 4));
+	priv->windows = CacheWindowSpecsFromList(list_nth(list, 5));
 }
 
 /* ---- executor methods ---- */
@@ -143,10 +148,10 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 	CacheCheckFunctionsExecutable(state->priv.funcids);
 	state->replay_slot = ExecAllocTableSlot(&estate->es_tupleTable,
 											node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
-											&TTSOpsMinimalTuple);
+											&TTSOpsMinimalTuple, 0);
 	state->count_slot = ExecAllocTableSlot(&estate->es_tupleTable,
 										   node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
-										   &TTSOpsVirtual);
+										   &TTSOpsVirtual, 0);
 }
 
 /* Run the saved query without the cache, with the statement's own snapshot. */
@@ -192,6 +197,10 @@ run_as_leader(SfcScanState *state, CacheKey key)
 		SfcTestHoldOnAdvisoryLock(sfc_test_hold_leader_lock);
 		CacheRunSavedQuery(&state->priv, estate->es_param_list_info,
 						   GetActiveSnapshot(), (DestReceiver *) cap);
+		/* the windows of a result to store, with the snapshot it used */
+		if (storable && cap->spill == NULL)
+			CacheWindowsCompute(state->probe, estate->es_param_list_info,
+								GetActiveSnapshot(), &state->windows);
 		PopActiveSnapshot();
 	}
 	PG_CATCH();
@@ -224,7 +233,7 @@ run_as_leader(SfcScanState *state, CacheKey key)
 			result.datarows_len = cap->datarows.len;
 		}
 
-		state->bypass = CacheSingleflightPublish(key, &gens, &result,
+		state->bypass = CacheSingleflightPublish(key, &gens, &result, &state->windows,
 												 CacheStatementTtl(state->priv.ttl_override_s,
 																   state->priv.ttl_default),
 												 keep);
@@ -249,6 +258,7 @@ resolve(SfcScanState *state)
 	SfcBypass	why = CacheCheckRuntimeBypass(state->priv.relids);
 	CacheKey	key;
 	CachedResult result;
+	Bitmapset  *windowed_params;
 
 	state->resolved = true;
 	if (why == SFC_BYPASS_NONE)
@@ -263,14 +273,23 @@ resolve(SfcScanState *state)
 
 	if (state->priv.key.hi == 0 && state->priv.key.lo == 0)
 		state->priv.key = CacheKeyForStatement(state->priv.query, state->priv.query_string,
-											   (int) strlen(state->priv.query_string));
-	key = CacheKeyWithParams(state->priv.key, params);
+											   (int) strlen(state->priv.query_string),
+											   CacheWindowedConsts(state->priv.windows));
+	state->probe = CacheWindowProbeMake(state->priv.windows, params, &windowed_params);
+	initStringInfo(&state->windows);
+	/* EXPLAIN ANALYZE shows the windows a hit was served by */
+	if (state->probe != NULL)
+		state->probe->keep_copy = state->css.ss.ps.state->es_instrument != 0;
+	key = CacheKeyWithParams(state->priv.key, params, windowed_params);
 	result.want_datarows = state->send_datarows;
-	state->outcome = CacheSingleflightBegin(key, shape, &result, &why);
+	state->outcome = CacheSingleflightBegin(key, shape, &result, state->probe, &why);
 	switch (state->outcome)
 	{
 		case SFC_HIT:
 		case SFC_FOLLOWER_HIT:
+			if (state->probe != NULL && state->probe->copy != NULL)
+				appendBinaryStringInfo(&state->windows, state->probe->copy,
+									   state->probe->copy_len);
 			state->rows = result.data;
 			state->rows_len = result.len;
 			state->datarows = result.datarows;
@@ -389,6 +408,8 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		if (state->bypass != SFC_BYPASS_NONE)
 			ExplainPropertyText("Cache Bypass", CacheBypassReasonName(state->bypass), es);
 	}
+	if (state->resolved && state->windows.len > 0)
+		CacheWindowsExplain(state->probe, state->windows.data, state->windows.len, es);
 	ExplainPropertyInteger("Cache TTL", "s",
 						   CacheStatementTtl(state->priv.ttl_override_s, state->priv.ttl_default), es);
 	if (es->verbose)

@@ -51,10 +51,23 @@ keys_equal(CacheKey a, CacheKey b)
 	return a.hi == b.hi && a.lo == b.lo;
 }
 
+/* Do this execution's windowed constants lie inside the entry's windows? */
+static bool
+in_windows(CacheEntry *e, WindowProbe *probe)
+{
+	const char *windows;
+	Size		len;
+
+	if (probe == NULL)
+		return true;
+	windows = CacheStoreEntryWindows(e, &len);
+	return CacheWindowsContain(windows, len, probe);
+}
+
 /* Transition ready -> served: copy a current entry's result. */
 static bool
 serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
-			CacheEntry **computing)
+			WindowProbe *probe, CacheEntry **computing)
 {
 	LWLock	   *lock = CacheStorePartitionLock(hashcode);
 	CacheEntry *e;
@@ -66,7 +79,8 @@ serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
 	e = CacheStoreLookup(key, hashcode);
 	if (e != NULL && e->state == ENTRY_COMPUTING)
 		*computing = e;
-	else if (e != NULL && CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
+	else if (e != NULL && CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not) &&
+			 in_windows(e, probe))
 	{
 		CacheStoreCopyResult(e, result);
 		pg_atomic_write_u32(&e->referenced, 1);
@@ -85,15 +99,19 @@ typedef enum LeadResult
 
 static void abandon_on_exit(int code, Datum arg);
 
-/* Transition absent (or stale) -> computing, with this backend as leader. */
+/*
+ * Transition absent (or stale, or ready for constants outside its windows:
+ * replaced) -> computing, with this backend as leader.
+ */
 static LeadResult
-lead(CacheKey key, uint32 hashcode, uint64 shape)
+lead(CacheKey key, uint32 hashcode, uint64 shape, WindowProbe *probe)
 {
 	static bool exit_callback_registered = false;
 	LWLock	   *lock = CacheStorePartitionLock(hashcode);
 	CacheEntry *fresh = CacheStoreAllocate();
 	CacheEntry *e;
 	SfcCounter	why_not;
+	bool		current = true;
 	LeadResult	result = LEAD_TAKEN;
 
 	if (fresh == NULL)
@@ -107,10 +125,12 @@ lead(CacheKey key, uint32 hashcode, uint64 shape)
 	LWLockAcquire(lock, LW_EXCLUSIVE);
 	e = CacheStoreLookup(key, hashcode);
 	if (e != NULL && e->state == ENTRY_READY &&
-		!CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
+		(!(current = CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not)) ||
+		 !in_windows(e, probe)))
 	{
 		/* followers still registered on it will find the slot changed */
-		CacheStatsCount(why_not, e->shape);
+		if (!current)
+			CacheStatsCount(why_not, e->shape);
 		e->last_key = e->key;
 		e->last_ending = ENDING_RETRY;
 		CacheStoreRemove(e);
@@ -156,9 +176,11 @@ register_follower(CacheEntry *e, CacheKey key)
  * registration is dropped unless the entry is still computing.
  */
 static FollowResult
-follower_check(CacheEntry *e, CacheKey key, CachedResult *result, SfcBypass *why)
+follower_check(CacheEntry *e, CacheKey key, CachedResult *result, WindowProbe *probe,
+			   SfcBypass *why)
 {
 	SfcCounter	why_not;
+	bool		served;
 
 	if (!keys_equal(e->key, key) || e->state == ENTRY_FREE)
 	{
@@ -176,14 +198,17 @@ follower_check(CacheEntry *e, CacheKey key, CachedResult *result, SfcBypass *why
 	e->waiters--;
 	if (!CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
 		return FOLLOW_RETRY;
-	CacheStoreCopyResult(e, result);
+	/* a leader's result for constants outside its windows: run (lead) */
+	served = in_windows(e, probe);
+	if (served)
+		CacheStoreCopyResult(e, result);
 	if (e->transient && e->waiters == 0)
 	{
 		e->last_key = e->key;
 		e->last_ending = ENDING_RETRY;
 		CacheStoreRemove(e);
 	}
-	return FOLLOW_SERVED;
+	return served ? FOLLOW_SERVED : FOLLOW_RETRY;
 }
 
 /* Drop a registration when giving up on waiting (timeout or error). */
@@ -208,7 +233,7 @@ ms_left(TimestampTz start)
 /* Sleep on the entry until its leader ends, the key changes, or time runs out. */
 static FollowResult
 wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
-				CachedResult *result, SfcBypass *why)
+				CachedResult *result, WindowProbe *probe, SfcBypass *why)
 {
 	FollowResult r = FOLLOW_WAITING;
 
@@ -225,7 +250,7 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 			long		left;
 
 			LWLockAcquire(lock, LW_EXCLUSIVE);
-			r = follower_check(e, key, result, why);
+			r = follower_check(e, key, result, probe, why);
 			LWLockRelease(lock);
 			if (r != FOLLOW_WAITING)
 				break;
@@ -254,13 +279,25 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 	return r;
 }
 
+/* A hit, and a window hit when served for constants the leader had not. */
+static void
+count_hit(uint64 shape, const WindowProbe *probe)
+{
+	CacheStatsCount(SFC_STAT_HITS, shape);
+	if (probe != NULL && probe->by_window)
+		CacheStatsCount(SFC_STAT_WINDOW_HITS, shape);
+}
+
 /*
  * Look a key up. On SFC_HIT and SFC_FOLLOWER_HIT, *result holds the rows;
  * on SFC_LEADER the caller must end with CacheSingleflightPublish() or
- * CacheSingleflightAbandon(); on SFC_RUN_UNCACHED, *why says why.
+ * CacheSingleflightAbandon(); on SFC_RUN_UNCACHED, *why says why. probe
+ * (NULL without windows) holds this execution's windowed constants: an
+ * entry is served only if they lie inside its windows.
  */
 SfcOutcome
-CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result, SfcBypass *why)
+CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result,
+					   WindowProbe *probe, SfcBypass *why)
 {
 	uint32		hashcode = CacheStoreHashKey(key);
 	TimestampTz start = 0;
@@ -270,15 +307,15 @@ CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result, SfcBypa
 	{
 		CacheEntry *computing;
 
-		if (serve_ready(key, hashcode, result, &computing))
+		if (serve_ready(key, hashcode, result, probe, &computing))
 		{
-			CacheStatsCount(SFC_STAT_HITS, shape);
+			count_hit(shape, probe);
 			return SFC_HIT;
 		}
 		CHECK_FOR_INTERRUPTS();
 		if (computing == NULL)
 		{
-			switch (lead(key, hashcode, shape))
+			switch (lead(key, hashcode, shape, probe))
 			{
 				case LEAD_OK:
 					CacheStatsCount(SFC_STAT_MISSES, shape);
@@ -304,10 +341,10 @@ CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result, SfcBypa
 			start = GetCurrentTimestamp();
 			CacheStatsCount(SFC_STAT_COALESCED, shape);
 		}
-		switch (wait_for_leader(computing, key, start, result, why))
+		switch (wait_for_leader(computing, key, start, result, probe, why))
 		{
 			case FOLLOW_SERVED:
-				CacheStatsCount(SFC_STAT_HITS, shape);
+				count_hit(shape, probe);
 				return SFC_FOLLOWER_HIT;
 			case FOLLOW_RUN_ALONE:
 				return SFC_RUN_UNCACHED;
@@ -330,7 +367,8 @@ CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result, SfcBypa
  */
 SfcBypass
 CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
-						 const CachedResult *result, int ttl_s, bool keep)
+						 const CachedResult *result, const StringInfoData *windows,
+						 int ttl_s, bool keep)
 {
 	bool		transient = !keep || sfc_cache_mode == SFC_CACHE_COALESCE;
 	SfcBypass	unkept = (sfc_cache_mode == SFC_CACHE_COALESCE) ? SFC_BYPASS_NONE : SFC_BYPASS_NOT_ADMITTED;
@@ -354,7 +392,7 @@ CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
 		}
 	}
 
-	dp = CacheStoreWriteResult(gens, result, &size);
+	dp = CacheStoreWriteResult(gens, windows, result, &size);
 	if (!DsaPointerIsValid(dp))
 	{
 		CacheSingleflightAbandon(key, SFC_BYPASS_NO_MEMORY);

@@ -30,6 +30,7 @@
 SFC_FUNCTION_INFO_V1(sfcache_flush_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_invalidate_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_stats_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_stats_0_4);
 
 /* Drop every cached result, in every database. */
 Datum
@@ -80,9 +81,12 @@ sfcache_invalidate_0_1(PG_FUNCTION_ARGS)
 	PG_RETURN_VOID();
 }
 
-/* sfcache.stats: the global counters, bypasses, bytes and entries in use. */
-Datum
-sfcache_stats_0_1(PG_FUNCTION_ARGS)
+/*
+ * sfcache.stats: the global counters, bypasses, bytes and entries in use;
+ * the first ncounters counters (0.1's set stops before window hits).
+ */
+static Datum
+stats_row(FunctionCallInfo fcinfo, int ncounters)
 {
 	TupleDesc	tupdesc;
 	Datum		values[SFC_NUM_COUNTERS + 5];
@@ -96,7 +100,7 @@ sfcache_stats_0_1(PG_FUNCTION_ARGS)
 		elog(ERROR, "return type must be a row type");
 
 	CacheStatsTotals(&totals);
-	for (int i = 0; i < SFC_NUM_COUNTERS; i++)
+	for (int i = 0; i < ncounters; i++)
 		values[n++] = Int64GetDatum(totals.counters[i]);
 	CacheStoreUsage(&bytes, &nentries);
 	values[n++] = Int64GetDatum(totals.bypasses);
@@ -104,6 +108,21 @@ sfcache_stats_0_1(PG_FUNCTION_ARGS)
 	values[n++] = Int64GetDatum(nentries);
 	values[n++] = Int64GetDatum(totals.untracked);
 	values[n++] = TimestampTzGetDatum(totals.reset_at);
-	Assert(n == tupdesc->natts);
+	if (n != tupdesc->natts)
+		elog(ERROR, "sfcache.stats_counters() has %d columns, expected %d",
+			 tupdesc->natts, n);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+Datum
+sfcache_stats_0_1(PG_FUNCTION_ARGS)
+{
+	return stats_row(fcinfo, SFC_STAT_WAIT_TIMEOUTS + 1);
+}
+
+/* 0.4: with window_hits */
+Datum
+sfcache_stats_0_4(PG_FUNCTION_ARGS)
+{
+	return stats_row(fcinfo, SFC_NUM_COUNTERS);
 }

@@ -317,6 +317,7 @@ hll_estimate(const uint8 *reg)
 
 SFC_FUNCTION_INFO_V1(sfcache_bypass_counts_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_statements_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_statements_0_4);
 SFC_FUNCTION_INFO_V1(sfcache_reset_0_1);
 
 /* The global counters, for sfcache.stats (cache_sql.c). */
@@ -350,12 +351,15 @@ sfcache_bypass_counts_0_1(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* One row of sfcache.statements; the shape is a stable copy. */
+/*
+ * One row of sfcache.statements; the shape is a stable copy. with_window:
+ * 0.4's window_hits column too.
+ */
 static void
-put_shape_row(ReturnSetInfo *rsinfo, const Shape *s)
+put_shape_row(ReturnSetInfo *rsinfo, const Shape *s, bool with_window)
 {
-	Datum		values[12];
-	bool		nulls[12] = {0};
+	Datum		values[13];
+	bool		nulls[13] = {0};
 	int			n = 0;
 
 	values[n++] = ObjectIdGetDatum(s->key.dbid);
@@ -374,11 +378,13 @@ put_shape_row(ReturnSetInfo *rsinfo, const Shape *s)
 	else
 		values[n++] = CStringGetTextDatum(bypass_names[s->last_bypass]);
 	values[n++] = Int64GetDatum(s->bytes_stored);
+	if (with_window)
+		values[n++] = Int64GetDatum(s->counters[SFC_STAT_WINDOW_HITS]);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-Datum
-sfcache_statements_0_1(PG_FUNCTION_ARGS)
+static Datum
+statement_rows(FunctionCallInfo fcinfo, bool with_window)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	bool		all_roles = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
@@ -398,11 +404,24 @@ sfcache_statements_0_1(PG_FUNCTION_ARGS)
 		SpinLockAcquire(&s->mutex);
 		copy = *s;
 		SpinLockRelease(&s->mutex);
-		put_shape_row(rsinfo, &copy);
+		put_shape_row(rsinfo, &copy, with_window);
 	}
 	for (int i = 0; i < SHAPE_PARTITIONS; i++)
 		LWLockRelease(&stats->locks[i].lock);
 	return (Datum) 0;
+}
+
+Datum
+sfcache_statements_0_1(PG_FUNCTION_ARGS)
+{
+	return statement_rows(fcinfo, false);
+}
+
+/* 0.4: with window_hits */
+Datum
+sfcache_statements_0_4(PG_FUNCTION_ARGS)
+{
+	return statement_rows(fcinfo, true);
 }
 
 /* The distinct keys column is computed here to keep put_shape_row short. */

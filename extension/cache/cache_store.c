@@ -37,9 +37,11 @@ typedef struct ResultHeader
 {
 	int32		nslots;
 	uint64		global_gen;
+	Size		windows_len;	/* validity windows (cache_window_bounds.c) */
 	Size		tuples_len;
 	Size		datarows_len;	/* 0: no DataRow form */
-	/* uint64 gens[nslots], uint32 slots[nslots], then MAXALIGNed tuples */
+	/* uint64 gens[nslots], uint32 slots[nslots], then MAXALIGNed windows */
+	/* then MAXALIGNed tuples */
 	/* then, MAXALIGNed, the rows as DataRows (CachedResult) */
 } ResultHeader;
 
@@ -345,10 +347,16 @@ header_slots(ResultHeader *h)
 }
 
 static char *
-header_tuples(ResultHeader *h)
+header_windows(ResultHeader *h)
 {
 	return (char *) h + MAXALIGN(MAXALIGN(sizeof(ResultHeader)) +
 								 h->nslots * (sizeof(uint64) + sizeof(uint32)));
+}
+
+static char *
+header_tuples(ResultHeader *h)
+{
+	return header_windows(h) + MAXALIGN(h->windows_len);
 }
 
 /*
@@ -357,15 +365,17 @@ header_tuples(ResultHeader *h)
  * partition locks. Returns InvalidDsaPointer when there is no room.
  */
 dsa_pointer
-CacheStoreWriteResult(const GenSnapshot *gens, const CachedResult *result, Size *size)
+CacheStoreWriteResult(const GenSnapshot *gens, const StringInfoData *windows,
+					  const CachedResult *result, Size *size)
 {
 	dsa_area   *a = store_area();
 	dsa_pointer dp;
 	ResultHeader *h;
+	Size		windows_len = windows ? windows->len : 0;
 
 	*size = MAXALIGN(MAXALIGN(sizeof(ResultHeader)) +
 					 gens->nslots * (sizeof(uint64) + sizeof(uint32))) +
-		MAXALIGN(result->len) + result->datarows_len;
+		MAXALIGN(windows_len) + MAXALIGN(result->len) + result->datarows_len;
 	while ((dp = dsa_allocate_extended(a, *size, DSA_ALLOC_NO_OOM)) == InvalidDsaPointer)
 		if (!evict_one())
 			return InvalidDsaPointer;
@@ -373,10 +383,13 @@ CacheStoreWriteResult(const GenSnapshot *gens, const CachedResult *result, Size 
 	h = dsa_get_address(a, dp);
 	h->nslots = gens->nslots;
 	h->global_gen = gens->global_gen;
+	h->windows_len = windows_len;
 	h->tuples_len = result->len;
 	h->datarows_len = result->datarows_len;
 	memcpy(header_gens(h), gens->gens, gens->nslots * sizeof(uint64));
 	memcpy(header_slots(h), gens->slots, gens->nslots * sizeof(uint32));
+	if (windows_len > 0)
+		memcpy(header_windows(h), windows->data, windows_len);
 	memcpy(header_tuples(h), result->data, result->len);
 	if (result->datarows_len > 0)
 		memcpy(header_tuples(h) + MAXALIGN(result->len), result->datarows,
@@ -421,6 +434,16 @@ CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now, SfcCounter *why_not
 		return false;
 	}
 	return true;
+}
+
+/* A ready entry's validity windows, in place. Caller holds its lock. */
+const char *
+CacheStoreEntryWindows(CacheEntry *entry, Size *len)
+{
+	ResultHeader *h = dsa_get_address(store_area(), entry->data);
+
+	*len = h->windows_len;
+	return header_windows(h);
 }
 
 /*

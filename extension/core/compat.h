@@ -236,4 +236,28 @@ extern build_simple_rel_hook_type build_simple_rel_hook;
 extern void SfcCompatHooksInit(void);
 #endif
 
+/*
+ * ---- 18 and 19: scans and slots take more arguments ----
+ *
+ * 18's index_beginscan() takes the instrumentation of the scan (NULL:
+ * none); 19's index_beginscan(), table_beginscan() and ExecAllocTableSlot()
+ * take flags (0: the defaults). Older majors drop what they lack.
+ */
+#include "access/genam.h"
+#include "access/tableam.h"
+#include "executor/tuptable.h"
+#if PG_VERSION_NUM < 180000
+#define index_beginscan(heap, index, snapshot, instrument, nkeys, norderbys, flags) \
+	(index_beginscan) ((heap), (index), (snapshot), (nkeys), (norderbys))
+#elif PG_VERSION_NUM < 190000
+#define index_beginscan(heap, index, snapshot, instrument, nkeys, norderbys, flags) \
+	(index_beginscan) ((heap), (index), (snapshot), (instrument), (nkeys), (norderbys))
+#endif
+#if PG_VERSION_NUM < 190000
+#define table_beginscan(rel, snapshot, nkeys, key, flags) \
+	(table_beginscan) ((rel), (snapshot), (nkeys), (key))
+#define ExecAllocTableSlot(tupleTable, desc, tts_ops, flags) \
+	(ExecAllocTableSlot) ((tupleTable), (desc), (tts_ops))
+#endif
+
 #endif							/* SFCACHE_COMPAT_H */

@@ -26,14 +26,17 @@ def _lit_arr(r): return "'%s'::int[]" % r.choice(["{1,2,3}", "{}", "{4,NULL}", "
 def _lit_mood(r): return "'%s'::mood" % r.choice(["sad", "ok", "happy"])
 def _lit_dpos(r): return "%d::d_pos" % r.randint(1, 9)
 def _lit_bool(r): return r.choice(["true", "false"])
+def _lit_numeric(r): return "%.2f" % (r.randint(-1, 41) * 0.25 + r.choice([0, 0.01, -0.01]))
 
 TYPES = {
     "int": _lit_int, "float8": _lit_float, "text": _lit_text, "bytea": _lit_bytea,
     "date": _lit_date, "interval": _lit_interval, "timestamp": _lit_ts,
     "timestamptz": _lit_tstz, "jsonb": _lit_jsonb, "int[]": _lit_arr,
     "mood": _lit_mood, "d_pos": _lit_dpos, "bool": _lit_bool,
+    "numeric": _lit_numeric,
 }
-EXTRA_TYPES = [t for t in TYPES if t != "int"]
+# numeric is only win's (validity windows), not a random extra column
+EXTRA_TYPES = [t for t in TYPES if t not in ("int", "numeric")]
 
 
 def literal(rng, typ):
@@ -249,6 +252,17 @@ def build(rng):
     S("CREATE VIEW v_rule AS SELECT id, k FROM t2")
     S("CREATE RULE r_ins AS ON INSERT TO v_rule DO INSTEAD INSERT INTO audit VALUES (NEW.id, NEW.k, 'rule')")
     m.add(Rel("v_rule", [("id", "int"), ("k", "int")], "view"))
+    # validity windows: moving timestamps (microseconds), numerics, dates,
+    # an index on at (bounds by index scan), none on n and d (by table scan)
+    S("CREATE TABLE win (id int PRIMARY KEY, k int, at timestamptz, n numeric(8,2), d date)")
+    S("CREATE INDEX win_at ON win (at)")
+    S("INSERT INTO win SELECT g, g % 10, CASE WHEN g % 13 = 0 THEN NULL ELSE "
+      "'2026-12-01 00:00+00'::timestamptz + g * interval '90 seconds' + (g % 7) * interval '1 microsecond' END, "
+      "CASE WHEN g % 17 = 0 THEN NULL ELSE (g % 40) * 0.25 END, '2026-11-20'::date + g % 15 "
+      "FROM generate_series(1, 60) g")
+    m.add(Rel("win", [("id", "int"), ("k", "int"), ("at", "timestamptz"), ("n", "numeric"), ("d", "date")],
+              "table", pk=True))
+
     # a function of the same name earlier on another search_path
     S("CREATE FUNCTION s2.f_imm(int) RETURNS int LANGUAGE sql IMMUTABLE AS $$ SELECT $1 - 1000 $$")
     S("GRANT ALL ON TABLE s2.t0 TO PUBLIC")
@@ -273,7 +287,8 @@ def build(rng):
     # some also on another column (plain inheritance members one by one)
     for n, extra in [("t0", "id"), ("t1", None), ("t2", "id"), ("p0", "c_text"), ("p1", "m"),
                      ("h0", None), ("h0_c1", None), ("h01_m", "c_text"), ("r0", "owner"),
-                     ("factors", None), ("cnt", None), ("fk_child", "pid"), ("audit", "what")]:
+                     ("factors", None), ("cnt", None), ("fk_child", "pid"), ("audit", "what"),
+                     ("win", "d")]:
         if rng.random() < 0.7:
             cols = ["k"] + ([extra] if extra and rng.random() < 0.5 else [])
             S("SELECT sfcache.track('%s', %s)" % (n, ", ".join("'%s'" % c for c in cols)))

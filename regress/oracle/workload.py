@@ -3,7 +3,11 @@
 # writes through every path, DDL, GRANT/REVOKE, settings that change computed
 # values, roles and transaction control. Each generator returns log entries
 # (dicts); the driver in oracle.py runs them and records them in the log.
+import datetime
+
 from schema import READERS, TYPES, insert_rows, literal
+
+WIN_EPOCH = datetime.datetime(2026, 12, 1, tzinfo=datetime.timezone.utc)
 
 # expressions per column type; {c} is the column. Several compute text whose
 # value depends on a setting (extra_float_digits, bytea_output, DateStyle,
@@ -128,7 +132,9 @@ class Workload:
         params = []
         shape = self.r.choice(["proj"] * 5 + ["agg"] * 2 + ["join", "sub", "union", "cte", "const", "star",
                                                           "window", "distinct", "rollup", "lateral", "exists",
-                                                          "recursive"])
+                                                          "recursive"] + ["range"] * 6)
+        if shape == "range":
+            return self.range_select(c)
         rel = self.rel()
         ordered = False
         volatile = False
@@ -225,6 +231,88 @@ class Workload:
             params = [int(v) if v.lstrip("-").isdigit() else v for v in params]
         return self._emit(c, q, params, mode, ordered, volatile)
 
+    # ---- validity windows: range constants that move (win, schema.py)
+    # A dashboard's statements are few; their constants move: "now" is a
+    # clock that advances a little (microseconds included) at each use,
+    # thresholds are a few values slightly perturbed. Within a window the
+    # cache must serve exactly what a real execution returns.
+    WIN_TEMPLATES = [
+        ("SELECT id, k, at, n FROM win WHERE k IN (3, 7) AND at <= {now} AND at >= {now}"
+         " ORDER BY at DESC NULLS LAST, id LIMIT 5", True),
+        ("SELECT count(*) FROM win WHERE at > {now}", False),
+        ("SELECT k, count(*) FROM win WHERE n >= {num} AND d < {day} GROUP BY k", False),
+        ("SELECT w.id, t.id FROM win w JOIN t0 t ON t.k = w.k WHERE w.at BETWEEN {now} AND {later}", False),
+        ("SELECT count(*), count(t.id) FROM win w LEFT JOIN t0 t ON t.k = w.k AND w.at < {now} WHERE w.n <= {num}", False),
+        ("SELECT count(*), count(w.id) FROM t0 t LEFT JOIN win w ON t.k = w.k AND w.at >= {now} AND w.k < 8", False),
+        ("SELECT max(at), min(n) FROM win WHERE {now} > at AND {num} < n", False),
+        ("SELECT count(*) FROM win WHERE at <= {now} OR n > {num}", False),
+        ("SELECT id, at FROM win WHERE at >= {same} AND at <= {same} ORDER BY id", True),
+        ("SELECT id, d FROM win WHERE d BETWEEN {day} AND {day} AND n > {num} ORDER BY id", True),
+    ]
+
+    def win_now(self):
+        """The moving "now", as Django writes timezone.now()."""
+        r = self.r
+        if not hasattr(self, "win_clock") or r.random() < 0.02:
+            self.win_clock = r.randint(-60, 95 * 60) * 1000000 + r.randint(0, 999999)
+        self.win_clock += r.randint(0, 1000000)
+        if r.random() < 0.2:
+            # exactly the next row's value (schema.py: g * 90 s + g % 7 us):
+            # the upper bound of the window of "at <= now" computed just before
+            g = self.win_clock // 90000000 + 1
+            self.win_clock = g * 90000000 + g % 7
+        return (WIN_EPOCH + datetime.timedelta(microseconds=self.win_clock)).isoformat()
+
+    def win_value(self, kind):
+        r = self.r
+        if kind == "now":
+            return self.win_now()
+        if kind == "later":
+            return (WIN_EPOCH + datetime.timedelta(microseconds=self.win_clock + r.randint(0, 600000000))).isoformat()
+        if kind == "same":
+            # exactly a row's value, or a microsecond off
+            return (WIN_EPOCH + datetime.timedelta(
+                microseconds=r.randint(1, 60) * 90000000 + r.randint(-1, 7))).isoformat()
+        if kind == "num":
+            return "%.3f" % (r.choice([0.25, 2.5, 5.0, 7.75]) + r.choice([0, 0, 0.01, -0.01, 0.005, 0.25]))
+        return (datetime.date(2026, 11, 19) + datetime.timedelta(days=r.choice([1, 5, 9, 14]) + r.choice([0, 0, 1]))).isoformat()
+
+    def range_select(self, c):
+        """A burst of one windowed statement (page loads), each with fresh constants."""
+        r = self.r
+        if not hasattr(self, "win_templates"):
+            # a dashboard's few statements, executed again and again
+            self.win_templates = r.sample(self.WIN_TEMPLATES, 5)
+        template, ordered = r.choice(self.win_templates)
+        mode = r.choice(["simple"] * 3 + ["prepared"] * 2 + ["extended", "binary", "sqlprep"])
+        entries = []
+        for _ in range(r.randint(2, 4)):
+            params = []
+            out = ""
+            q = template
+            while "{" in q:
+                a = q.index("{")
+                b = q.index("}", a)
+                params.append(self.win_value(q[a + 1:b]))
+                out += q[:a] + "{P%d}" % (len(params) - 1)
+                q = q[b + 1:]
+            entries += self._emit(c, out + q, params, mode, ordered, False)
+        return entries
+
+    def win_write(self, c):
+        """A write that may move a window's boundary, often next to "now"."""
+        r = self.r
+        i = r.randint(1, 70)
+        near = (WIN_EPOCH + datetime.timedelta(microseconds=getattr(self, "win_clock", 0) + r.randint(-2000000, 5000000))).isoformat()
+        return [E(c, "exec", r.choice([
+            "UPDATE win SET at = '%s' WHERE id = %d" % (near, i),
+            "UPDATE win SET at = at + interval '%d microseconds' WHERE id = %d" % (r.randint(-90000000, 90000000), i),
+            "UPDATE win SET n = %s WHERE id = %d" % (self.win_value("num"), i),
+            "UPDATE win SET d = '%s' WHERE id = %d" % (self.win_value("day"), i),
+            "INSERT INTO win VALUES (%d, %d, '%s', %s, '%s') ON CONFLICT (id) DO UPDATE SET at = EXCLUDED.at" % (
+                i, r.randint(0, 9), near, self.win_value("num"), self.win_value("day")),
+            "DELETE FROM win WHERE id = %d" % i]))]
+
     def _emit(self, c, q, params, mode, ordered, volatile):
         kw = {"ordered": ordered, "volatile": volatile}
         if mode == "simple" or not params:
@@ -272,6 +360,8 @@ class Workload:
         r = self.r
         if self.plant and r.random() < 0.3:
             return [E(c, "exec", "UPDATE factors SET f = f + 1 WHERE k = %d" % r.randint(0, 9))]
+        if r.random() < 0.04:
+            return self.win_write(c)
         rel = r.choice([x for x in self.m.rels.values() if x.writable])
         cols = [x for x in rel.cols]
         kind = r.choice(["insert"] * 3 + ["update"] * 3 + ["delete", "merge", "upsert", "copy",
