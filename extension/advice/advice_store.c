@@ -111,7 +111,7 @@ advice_hash(const char *name, long max, Size keysize, Size entrysize)
 
 	info.keysize = keysize;
 	info.entrysize = entrysize;
-	return ShmemInitHash(name, max, max, &info, HASH_ELEM | HASH_BLOBS);
+	return ShmemInitHash(name, max, &info, HASH_ELEM | HASH_BLOBS);
 }
 
 /* From shmem_startup_hook, caller must hold AddinShmemInitLock. */

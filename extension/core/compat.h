@@ -260,4 +260,54 @@ extern void SfcCompatHooksInit(void);
 	(ExecAllocTableSlot) ((tupleTable), (desc), (tts_ops))
 #endif
 
+/*
+ * ---- 19: shared memory, LWLock tranches, result relations, instruments ----
+ *
+ * ShmemInitHash() takes one size (sfcache always gave the same initial
+ * and maximum size); LWLockNewTrancheId() takes the tranche's name and
+ * registers it for every backend, so LWLockRegisterTranche() is gone
+ * (SfcLWLockRegisterTranche: what each backend did before 19);
+ * PlannedStmt.resultRelations became a set, resultRelationRelids
+ * (SfcResultRelationRelids); a plan node's instrumentation is a
+ * NodeInstrumentation whose total time is an instr_time.
+ */
+#include "executor/instrument.h"
+#include "nodes/bitmapset.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#if PG_VERSION_NUM >= 190000
+#define SfcLWLockRegisterTranche(id, name)	((void) (id), (void) (name))
+#define SfcResultRelationRelids(stmt)	((stmt)->resultRelationRelids)
+#define SfcInstrNeedTimer(instr)	((instr)->instr.need_timer)
+#define SfcInstrTotalMs(instr)	INSTR_TIME_GET_MILLISEC((instr)->instr.total)
+#else
+#define ShmemInitHash(name, nelems, infoP, hash_flags) \
+	(ShmemInitHash) ((name), (nelems), (nelems), (infoP), (hash_flags))
+static inline int
+sfc_lwlock_new_tranche_id(const char *name)
+{
+	int			id = (LWLockNewTrancheId) ();
+
+	LWLockRegisterTranche(id, name);
+	return id;
+}
+#define LWLockNewTrancheId(name)	sfc_lwlock_new_tranche_id(name)
+#define SfcLWLockRegisterTranche(id, name)	LWLockRegisterTranche((id), (name))
+typedef Instrumentation NodeInstrumentation;
+#define SfcInstrNeedTimer(instr)	((instr)->need_timer)
+#define SfcInstrTotalMs(instr)	((instr)->total * 1000.0)
+
+/* 19's set of the result relations' range table indexes, from 15-18's list */
+static inline Bitmapset *
+SfcResultRelationRelids(PlannedStmt *stmt)
+{
+	Bitmapset  *relids = NULL;
+	ListCell   *lc;
+
+	foreach(lc, stmt->resultRelations)
+		relids = bms_add_member(relids, lfirst_int(lc));
+	return relids;
+}
+#endif
+
 #endif							/* SFCACHE_COMPAT_H */

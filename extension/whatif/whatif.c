@@ -114,7 +114,7 @@ static IndexOptInfo *
 whatif_index_info(PlannerInfo *root, RelOptInfo *rel, WhatifIndex *windex)
 {
 	IndexOptInfo *info = makeNode(IndexOptInfo);
-	IndexAmRoutine *am = GetIndexAmRoutineByAmId(windex->amoid, false);
+	const IndexAmRoutine *am = GetIndexAmRoutineByAmId(windex->amoid, false);
 
 	info->indexoid = windex->oid;
 	info->reltablespace = rel->reltablespace;
