@@ -438,7 +438,7 @@ CacheCheckFunctionsExecutable(List *funcids)
 	{
 		Oid			funcid = lfirst_oid(lc);
 		AclResult	aclresult = object_aclcheck(ProcedureRelationId, funcid, userid,
-												 ACL_EXECUTE);
+												ACL_EXECUTE);
 
 		if (aclresult != ACLCHECK_OK)
 			aclcheck_error(aclresult,

@@ -95,7 +95,7 @@ SfcScanPrivateToList(const SfcScanPrivate *priv)
 	String	   *text = makeString(priv->query_string ? (char *) priv->query_string : pstrdup(""));
 
 	return lappend(list_make5(priv->query, key, list_make4(priv->relids, priv->inh_roots,
-															priv->funcids, priv->value_deps),
+														   priv->funcids, priv->value_deps),
 							  ints, text),
 				   CacheWindowSpecsToList(priv->windows));
 }

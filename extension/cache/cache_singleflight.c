@@ -257,7 +257,7 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 			if ((left = ms_left(start)) <= 0)
 				break;
 			(void) ConditionVariableTimedSleep(&e->cv, left,
-											  SfcWaitEvent("SfcacheSingleflight"));
+											   SfcWaitEvent("SfcacheSingleflight"));
 		}
 	}
 	PG_CATCH();

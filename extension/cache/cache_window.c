@@ -279,7 +279,7 @@ filter_operand(Node *node, Index varno)
 
 		foreach(lc, ((ArrayExpr *) node)->elements)
 			if (!filter_operand(lfirst(lc), varno))
-				return false;
+			return false;
 		return !((ArrayExpr *) node)->multidims;
 	}
 	return false;

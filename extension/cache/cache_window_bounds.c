@@ -56,7 +56,8 @@
 
 typedef enum WindowKind
 {
-	WINDOW_KEYED,				/* the constant is in the key: nothing to check */
+	WINDOW_KEYED,				/* the constant is in the key: nothing to
+								 * check */
 	WINDOW_POINT,				/* only the leader's constant image */
 	WINDOW_RANGE
 } WindowKind;
@@ -185,7 +186,7 @@ index_bound(BoundScan *bs, Relation index, int strategy, bool inclusive_hit)
 {
 	const WindowSpec *s = bs->v->spec;
 	bool		smaller = strategy == BTLessStrategyNumber ||
-		strategy == BTLessEqualStrategyNumber;
+	strategy == BTLessEqualStrategyNumber;
 	bool		desc = (index->rd_indoption[0] & INDOPTION_DESC) != 0;
 	ScanDirection dir = (smaller != desc) ? BackwardScanDirection : ForwardScanDirection;
 	Oid			opno = get_opfamily_member(s->opfamily, s->lefttype, s->righttype, strategy);

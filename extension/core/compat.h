@@ -169,8 +169,13 @@ extern uint32 SfcWaitEvent(const char *name);
 #define SFC_EXECUTOR_RUN_PARAMS \
 	QueryDesc *queryDesc, ScanDirection direction, uint64 count, bool execute_once
 #define SFC_EXECUTOR_RUN_ARGS	queryDesc, direction, count, execute_once
+static inline void
+sfc_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
+{
+	ExecutorRun(queryDesc, direction, count, true);
+}
 #define ExecutorRun(queryDesc, direction, count) \
-	(ExecutorRun) ((queryDesc), (direction), (count), true)
+	sfc_executor_run((queryDesc), (direction), (count))
 #endif
 
 /* ---- 18: operators' index interpretation ---- */
@@ -208,10 +213,22 @@ typedef OpBtreeInterpretation OpIndexInterpretation;
 	Query *parse, const char *query_string, int cursorOptions, \
 	ParamListInfo boundParams
 #define SFC_PLANNER_ARGS	parse, query_string, cursorOptions, boundParams
+static inline PlannedStmt *
+sfc_pg_plan_query(Query *query, const char *query_string, int cursorOptions,
+				  ParamListInfo boundParams)
+{
+	return pg_plan_query(query, query_string, cursorOptions, boundParams);
+}
+static inline PlannedStmt *
+sfc_standard_planner(Query *query, const char *query_string, int cursorOptions,
+					 ParamListInfo boundParams)
+{
+	return standard_planner(query, query_string, cursorOptions, boundParams);
+}
 #define pg_plan_query(query, query_string, cursorOptions, boundParams, es) \
-	(pg_plan_query) ((query), (query_string), (cursorOptions), (boundParams))
+	sfc_pg_plan_query((query), (query_string), (cursorOptions), (boundParams))
 #define standard_planner(query, query_string, cursorOptions, boundParams, es) \
-	(standard_planner) ((query), (query_string), (cursorOptions), (boundParams))
+	sfc_standard_planner((query), (query_string), (cursorOptions), (boundParams))
 #endif
 
 /*
@@ -247,17 +264,40 @@ extern void SfcCompatHooksInit(void);
 #include "access/tableam.h"
 #include "executor/tuptable.h"
 #if PG_VERSION_NUM < 180000
+static inline IndexScanDesc
+sfc_index_beginscan(Relation heap, Relation index, Snapshot snapshot,
+					int nkeys, int norderbys)
+{
+	return index_beginscan(heap, index, snapshot, nkeys, norderbys);
+}
 #define index_beginscan(heap, index, snapshot, instrument, nkeys, norderbys, flags) \
-	(index_beginscan) ((heap), (index), (snapshot), (nkeys), (norderbys))
+	sfc_index_beginscan((heap), (index), (snapshot), (nkeys), (norderbys))
 #elif PG_VERSION_NUM < 190000
+static inline IndexScanDesc
+sfc_index_beginscan(Relation heap, Relation index, Snapshot snapshot,
+					IndexScanInstrumentation *instrument, int nkeys, int norderbys)
+{
+	return index_beginscan(heap, index, snapshot, instrument, nkeys, norderbys);
+}
 #define index_beginscan(heap, index, snapshot, instrument, nkeys, norderbys, flags) \
-	(index_beginscan) ((heap), (index), (snapshot), (instrument), (nkeys), (norderbys))
+	sfc_index_beginscan((heap), (index), (snapshot), (instrument), (nkeys), (norderbys))
 #endif
 #if PG_VERSION_NUM < 190000
+static inline TableScanDesc
+sfc_table_beginscan(Relation rel, Snapshot snapshot, int nkeys, struct ScanKeyData *key)
+{
+	return table_beginscan(rel, snapshot, nkeys, key);
+}
+static inline TupleTableSlot *
+sfc_exec_alloc_table_slot(List **tupleTable, TupleDesc desc,
+						  const TupleTableSlotOps *tts_ops)
+{
+	return ExecAllocTableSlot(tupleTable, desc, tts_ops);
+}
 #define table_beginscan(rel, snapshot, nkeys, key, flags) \
-	(table_beginscan) ((rel), (snapshot), (nkeys), (key))
+	sfc_table_beginscan((rel), (snapshot), (nkeys), (key))
 #define ExecAllocTableSlot(tupleTable, desc, tts_ops, flags) \
-	(ExecAllocTableSlot) ((tupleTable), (desc), (tts_ops))
+	sfc_exec_alloc_table_slot((tupleTable), (desc), (tts_ops))
 #endif
 
 /*
@@ -281,12 +321,17 @@ extern void SfcCompatHooksInit(void);
 #define SfcInstrNeedTimer(instr)	((instr)->instr.need_timer)
 #define SfcInstrTotalMs(instr)	INSTR_TIME_GET_MILLISEC((instr)->instr.total)
 #else
+static inline HTAB *
+sfc_shmem_init_hash(const char *name, long nelems, HASHCTL *infoP, int hash_flags)
+{
+	return ShmemInitHash(name, nelems, nelems, infoP, hash_flags);
+}
 #define ShmemInitHash(name, nelems, infoP, hash_flags) \
-	(ShmemInitHash) ((name), (nelems), (nelems), (infoP), (hash_flags))
+	sfc_shmem_init_hash((name), (nelems), (infoP), (hash_flags))
 static inline int
 sfc_lwlock_new_tranche_id(const char *name)
 {
-	int			id = (LWLockNewTrancheId) ();
+	int			id = LWLockNewTrancheId();
 
 	LWLockRegisterTranche(id, name);
 	return id;

@@ -87,4 +87,3 @@ SfcCheckQueryPermissions(Query *query)
 	SfcCollectRelations(query, &rtable, &perminfos);
 	(void) ExecCheckPermissions(rtable, perminfos, true);
 }
-
