@@ -194,7 +194,9 @@ INSERT INTO inbox (user_id, status) SELECT g % 100, (ARRAY['unread', 'read'])[g 
 FROM generate_series(1, 500) g;
 ANALYZE inbox;
 });
-$sql = "SET sfcache.cache = on;\n";
+# a write rate needs writes a minute apart (sustained traffic, not one load)
+wait_a_minute($node);
+my $sql = "SET sfcache.cache = on;\n";
 for my $i (1 .. 30)
 {
 	my $u = $i % 7;
