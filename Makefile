@@ -10,9 +10,11 @@ OBJS = $(CORE_OBJS) $(CACHE_OBJS) $(ADVICE_OBJS) $(WHATIF_OBJS) $(BUS_OBJS)
 # extension/core: _PG_init, the hook points, shared memory, nesting level.
 CORE_OBJS = \
 	extension/core/sfcache.o \
+	extension/core/compat.o \
 	extension/core/core_extension.o \
 	extension/core/core_hooks.o \
 	extension/core/core_nesting.o \
+	extension/core/core_rtable.o \
 	extension/core/core_shmem.o \
 	extension/core/core_test_hold.o \
 	extension/core/core_version.o
@@ -99,14 +101,14 @@ ISOLATION_OPTS = --inputdir=regress --temp-instance=./tmp_check_iso \
 # TAP tests: PGXS's prove_installcheck (scripts/test puts advisor/ on PATH).
 TAP_TESTS = 1
 PROVE_TESTS = regress/t/*.pl
-EXTRA_CLEAN = tmp_check tmp_check_iso tmp_core results output_iso log regression.* \
+EXTRA_CLEAN = tmp_check tmp_check_iso tmp_core results output_iso log regression.* counts \
 	$(ADVISOR) $(ADVISOR_OBJS)
 
 PG_CPPFLAGS = -DSFCACHE_VERSION=\"$(EXTVERSION)\" -Iextension
 # -fvisibility=hidden: only what PostgreSQL looks up is exported (see
 # extension/core/core.h and scripts/check-exports).
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
-	-Wno-sign-compare -fvisibility=hidden
+	-Wno-sign-compare $(if $(CFLAGS_SL_MODULE),,-fvisibility=hidden)
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -139,14 +141,17 @@ $(ADVISOR_OBJS): CPPFLAGS += -I$(includedir)
 $(ADVISOR_OBJS): advisor/advisor.h
 
 # libpgfeutils (Ctrl-C cancel), libpgcommon (logging, password prompt) and
-# libpgport are static libraries in $(pkglibdir), shipped by Debian's
-# postgresql-server-dev-15 as by a source install.
+# libpgport are static libraries, in $(pkglibdir) for Debian's
+# postgresql-server-dev-NN and PGDG's packages, in $(libdir) for a source
+# install. They are named here on every major: up to 16 PGXS's
+# $(libpq_pgport) named the last two, from 17 on it is $(libpq) alone.
 $(ADVISOR): $(ADVISOR_OBJS)
-	$(CC) $(CFLAGS) $(ADVISOR_OBJS) -L$(pkglibdir) -lpgfeutils $(libpq_pgport) $(LDFLAGS) $(LDFLAGS_EX) -lm -o $@
+	$(CC) $(CFLAGS) $(ADVISOR_OBJS) -L$(pkglibdir) -L$(libdir) -lpgfeutils -lpgcommon -lpgport \
+		$(libpq_pgport) $(LDFLAGS) $(LDFLAGS_EX) -lm -o $@
 
 # Each subsystem's files include its header and core's; core_hooks.c and
 # sfcache.c include every subsystem's, as does advice.h (cache, whatif).
-$(OBJS): extension/core/core.h
+$(OBJS): extension/core/core.h extension/core/compat.h
 $(CORE_OBJS) $(CACHE_OBJS) $(ADVICE_OBJS): extension/cache/cache.h
 $(CORE_OBJS) $(ADVICE_OBJS) $(WHATIF_OBJS): extension/whatif/whatif.h
 $(CORE_OBJS) $(ADVICE_OBJS): extension/advice/advice.h

@@ -52,28 +52,82 @@ sfc_as_user() {
 	if [ "$(id -u)" -eq 0 ]; then
 		runuser -u postgres -- env PATH="$PATH" PG_CONFIG="$PG_CONFIG" CI="${CI:-}" \
 			SFCACHE_ORACLE_MINUTES="${SFCACHE_ORACLE_MINUTES:-}" SFCACHE_ORACLE_SEEDS="${SFCACHE_ORACLE_SEEDS:-}" \
-			SFCACHE_PGSRC="${SFCACHE_PGSRC:-}" "$@"
+			SFCACHE_PGSRC="${SFCACHE_PGSRC:-}" SFCACHE_MAJOR="${SFCACHE_MAJOR:-}" \
+			SFCACHE_PRIMARY="${SFCACHE_PRIMARY:-}" SFCACHE_UPGRADE_FROM="${SFCACHE_UPGRADE_FROM:-}" "$@"
 	else
 		"$@"
 	fi
 }
 
-# Under root, copy the source tree to a directory the unprivileged user owns,
-# and print it; otherwise print the tree itself.
+# Print the tree to build and test MAJOR in: under root, a copy the
+# unprivileged user owns; otherwise the tree itself for 15 and a copy for
+# each other major (one build per tree).
 sfc_work_tree() {
-	local src=$1 dst
-	if [ "$(id -u)" -ne 0 ]; then echo "$src"; return; fi
-	dst=$(mktemp -d /tmp/sfcache-work.XXXXXX)
-	(cd "$src" && tar --exclude=./.git --exclude='./tmp_check*' -cf - .) | (cd "$dst" && tar -xf -)
-	chown -R postgres: "$dst"
+	local src=$1 major=${2:-15} dst
+	if [ "$(id -u)" -ne 0 ] && [ "$major" = 15 ]; then echo "$src"; return; fi
+	dst=$(mktemp -d "${TMPDIR:-/tmp}/sfcache-work-pg$major.XXXXXX")
+	(cd "$src" && tar --exclude=./.git --exclude='./tmp_check*' --exclude='*.o' --exclude='*.so' \
+		--exclude='*.bc' --exclude=./advisor/sfcache-advisor -cf - .) | (cd "$dst" && tar -xf -)
+	if [ "$(id -u)" -eq 0 ]; then chown -R postgres: "$dst"; fi
 	echo "$dst"
+}
+
+# The major of a pg_config: "PostgreSQL 17.10" -> 17, "PostgreSQL 19beta2" -> 19.
+sfc_pg_major() {
+	"$1" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/'
+}
+
+# Print "MAJOR PG_CONFIG" for every major to test, 15 first: $PG_CONFIG,
+# then SFCACHE_PG_CONFIGS, or else one build per tarball in ../shared/pg/
+# beside the clone (built with its build.sh into $SFCACHE_PG_CACHE/MAJOR if
+# not there yet; root only). SFCACHE_MAJORS, when set, keeps only those.
+sfc_pg_configs() {
+	local src=$1 shared cache=${SFCACHE_PG_CACHE:-/var/cache/sfcache-pg} list=() t v m pc
+	list+=("$PG_CONFIG")
+	if [ -n "${SFCACHE_PG_CONFIGS:-}" ]; then
+		for pc in ${SFCACHE_PG_CONFIGS//:/ }; do list+=("$pc"); done
+	elif shared=$(cd "$src/../shared/pg" 2>/dev/null && pwd); then
+		for t in "$shared"/postgresql-*.tar.xz; do
+			[ -f "$t" ] || continue
+			v=$(basename "$t" .tar.xz); v=${v#postgresql-}
+			m=${v%%.*}; m=${m%%beta*}; m=${m%%rc*}
+			pc=$cache/$m/bin/pg_config
+			if [ ! -x "$pc" ] && [ -x "$shared/build.sh" ]; then
+				sfc_log "building PostgreSQL $v into $cache/$m (once per machine)"
+				sfc_root mkdir -p "$cache"
+				sfc_root "$shared/build.sh" "$v" "$cache/$m" >&2 || { sfc_log "PostgreSQL $v did not build"; continue; }
+			fi
+			[ -x "$pc" ] && { sfc_pg_contrib "$t" "$pc" pg_trgm auto_explain || true; list+=("$pc"); }
+		done
+	fi
+	for pc in "${list[@]}"; do
+		m=$(sfc_pg_major "$pc") || continue
+		if [ -n "${SFCACHE_MAJORS:-}" ] && ! [[ " $SFCACHE_MAJORS " == *" $m "* ]]; then continue; fi
+		echo "$m $pc"
+	done
+}
+
+# The contrib modules the tests use that build.sh leaves out (pg_trgm: the
+# trigram advice), built from TARBALL with PGXS into PG_CONFIG's prefix once.
+sfc_pg_contrib() {	# sfc_pg_contrib TARBALL PG_CONFIG MODULE...
+	local tarball=$1 pc=$2 dir top m
+	shift 2
+	for m in "$@"; do
+		[ -f "$("$pc" --pkglibdir)/$m.so" ] && continue
+		dir=$(mktemp -d)
+		top=$(basename "$tarball" .tar.xz)
+		tar -xJf "$tarball" -C "$dir" "$top/contrib/$m" &&
+			sfc_root make -s -C "$dir/$top/contrib/$m" USE_PGXS=1 PG_CONFIG="$pc" install >/dev/null ||
+			{ rm -rf "$dir"; sfc_log "contrib/$m did not build against $pc"; return 1; }
+		rm -rf "$dir"
+	done
 }
 
 # Build as the unprivileged user, install as root.
 sfc_build_install() {
 	local tree=$1
 	sfc_log "building in $tree"
-	sfc_as_user make -C "$tree" -s -j"$(nproc)" >/dev/null
+	sfc_as_user make -C "$tree" -s -j"$(nproc)" PG_CONFIG="$PG_CONFIG" >/dev/null
 	sfc_log "installing into $($PG_CONFIG --pkglibdir)"
 	sfc_root make -C "$tree" -s install PG_CONFIG="$PG_CONFIG" >/dev/null
 }

@@ -268,6 +268,7 @@ extern int	advice_max;
 extern double advice_min_benefit;
 extern bool advice_search;
 extern int	advice_max_plannings;
+extern int	advice_test_activity_age_s;
 
 /* advice_qual.c */
 extern bool AdviceClassifyQual(Expr *clause, Index varno, AdviceQual *out);

@@ -3,8 +3,9 @@
  * advice_guc.c
  *		Owns the index advice's settings: sfcache.advice,
  *		sfcache.advice_sample_rate, sfcache.advice_max (shared memory size,
- *		server start), sfcache.advice_min_benefit, sfcache.advice_search
- *		and sfcache.advice_max_plannings.
+ *		server start), sfcache.advice_min_benefit, sfcache.advice_search,
+ *		sfcache.advice_max_plannings, and the test-only
+ *		sfcache.test_activity_age.
  *
  *-------------------------------------------------------------------------
  */
@@ -20,6 +21,25 @@ int			advice_max = 2000;
 double		advice_min_benefit = 0.3;
 bool		advice_search = true;
 int			advice_max_plannings = 10000;
+int			advice_test_activity_age_s = 0;
+
+/*
+ * The table activity's test clock: 0 (the real clock) anywhere, another
+ * age only where sfcache.enable_test_holds is on (cache_guc.c), so that a
+ * test of write rates need not wait a real minute.
+ */
+static bool
+check_test_activity_age(int *newval, void **extra, GucSource source)
+{
+	const char *holds = GetConfigOption("sfcache.enable_test_holds", true, false);
+
+	if (*newval == 0 || (holds != NULL && strcmp(holds, "on") == 0))
+		return true;
+	GUC_check_errcode(ERRCODE_FEATURE_NOT_SUPPORTED);
+	GUC_check_errmsg("sfcache.test_activity_age is for sfcache's own tests");
+	GUC_check_errhint("It needs sfcache.enable_test_holds = on at server start.");
+	return false;
+}
 
 /* Define the advice's settings; from AdviceInit(). */
 void
@@ -54,4 +74,10 @@ AdviceGucInit(void)
 							"The search then keeps the indexes chosen so far and reports itself truncated.",
 							&advice_max_plannings, 10000, 10, INT_MAX, PGC_USERSET, 0,
 							NULL, NULL, NULL);
+	DefineCustomIntVariable("sfcache.test_activity_age",
+							"For tests: table writes and invalidations are recorded as this long ago.",
+							NULL,
+							&advice_test_activity_age_s, 0, 0, 86400, PGC_SUSET,
+							GUC_UNIT_S | GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_NO_RESET_ALL,
+							check_test_activity_age, NULL, NULL);
 }

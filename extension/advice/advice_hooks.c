@@ -37,7 +37,6 @@
 #include "tcop/utility.h"
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
-#include "utils/queryjumble.h"
 
 #include "advice/advice.h"
 
@@ -132,14 +131,16 @@ static void
 advice_count_writes(QueryDesc *queryDesc)
 {
 	PlannedStmt *stmt = queryDesc->plannedstmt;
-	ListCell   *lc;
+	Bitmapset  *targets;
+	int			rti = -1;
 
-	if (!advice_enabled || stmt->resultRelations == NIL ||
+	if (!advice_enabled || (stmt->commandType == CMD_SELECT && !stmt->hasModifyingCTE) ||
 		(queryDesc->estate->es_top_eflags & EXEC_FLAG_EXPLAIN_ONLY) ||
 		!SfcExtensionActive())
 		return;
-	foreach(lc, stmt->resultRelations)
-		AdviceStoreWrite(rt_fetch(lfirst_int(lc), stmt->rtable)->relid);
+	targets = SfcResultRelationRelids(stmt);
+	while ((rti = bms_next_member(targets, rti)) >= 0)
+		AdviceStoreWrite(rt_fetch(rti, stmt->rtable)->relid);
 }
 
 /* ExecutorEnd (core_hooks.c), before the executor shuts the plan down. */

@@ -131,14 +131,14 @@ advice_operator_kind(Oid opno, Oid keytype)
 	ListCell   *lc;
 	Oid			opclass;
 
-	foreach(lc, get_op_btree_interpretation(opno))
+	foreach(lc, get_op_index_interpretation(opno))
 	{
-		OpBtreeInterpretation *interp = lfirst(lc);
+		OpIndexInterpretation *interp = lfirst(lc);
 
-		if (interp->strategy == BTEqualStrategyNumber)
+		if (SfcOpInterpretationCmp(interp) == COMPARE_EQ)
 			return ADVICE_KIND_EQ;
-		if (interp->strategy >= BTLessStrategyNumber &&
-			interp->strategy <= BTGreaterStrategyNumber)
+		if (SfcOpInterpretationCmp(interp) >= COMPARE_LT &&
+			SfcOpInterpretationCmp(interp) <= COMPARE_GT)
 			return ADVICE_KIND_RANGE;
 	}
 	opclass = GetDefaultOpClass(keytype, GIN_AM_OID);
@@ -177,7 +177,7 @@ advice_classify_like(Oid opno, Expr *key, Expr *value, AdviceQual *out)
 	if ((code == F_TEXTLIKE || code == F_BPCHARLIKE) && advice_like_has_prefix(value))
 	{
 		out->kind = ADVICE_KIND_RANGE;
-		if (!lc_collate_is_c(exprCollation((Node *) key)))
+		if (!SfcCollationIsC(exprCollation((Node *) key)))
 			out->opclass = bpchar ? "bpchar_pattern_ops" :
 				"text_pattern_ops";
 		return true;

@@ -19,6 +19,7 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+#include "utils/tuplestore.h"
 
 #include "catalog/pg_type.h"
 #include "fmgr.h"

@@ -114,7 +114,7 @@ advice_hash(const char *name, long max, Size keysize, Size entrysize)
 
 	info.keysize = keysize;
 	info.entrysize = entrysize;
-	return ShmemInitHash(name, max, max, &info, HASH_ELEM | HASH_BLOBS);
+	return ShmemInitHash(name, max, &info, HASH_ELEM | HASH_BLOBS);
 }
 
 /* From shmem_startup_hook, caller must hold AddinShmemInitLock. */
@@ -330,11 +330,18 @@ advice_table_entry(Oid relid, TimestampTz now)
 	return e;
 }
 
+/* The time a table's activity is recorded at (sfcache.test_activity_age). */
+static TimestampTz
+activity_now(void)
+{
+	return GetCurrentTimestamp() - (TimestampTz) advice_test_activity_age_s * USECS_PER_SEC;
+}
+
 /* Count one write (INSERT, UPDATE, DELETE, MERGE, COPY, TRUNCATE) to relid. */
 void
 AdviceStoreWrite(Oid relid)
 {
-	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz now = activity_now();
 	AdviceTableEntry *e;
 
 	if (advice_tables == NULL)
@@ -357,7 +364,7 @@ void
 AdviceStoreInvalidation(Oid relid)
 {
 	AdviceTableEntry *e;
-	TimestampTz now = GetCurrentTimestamp();
+	TimestampTz now = activity_now();
 
 	if (advice_tables == NULL || !advice_enabled)
 		return;

@@ -188,13 +188,13 @@ advice_scan_relid(AdviceWalk *w, Index scanrelid)
 static void
 advice_node_rows(PlanState *ps, AdviceRows *rows)
 {
-	Instrumentation *instr = ps->instrument;
+	NodeInstrumentation *instr = ps->instrument;
 
 	InstrEndLoop(instr);
 	rows->returned = (int64) instr->ntuples;
 	rows->removed = (int64) instr->nfiltered1;
 	rows->scanned = rows->returned + rows->removed;
-	rows->time_ms = instr->need_timer ? instr->total * 1000.0 : 0.0;
+	rows->time_ms = SfcInstrNeedTimer(instr) ? SfcInstrTotalMs(instr) : 0.0;
 }
 
 /* Record one scan node: its unserved quals, then what partly served it. */

@@ -43,6 +43,7 @@ check_redis_url(char **newval, void **extra, GucSource source)
 	const char *error;
 	char	   *real;
 	char	   *masked;
+	char	   *shown;
 
 	if (*newval == NULL || (*newval)[0] == '\0')
 	{
@@ -63,17 +64,19 @@ check_redis_url(char **newval, void **extra, GucSource source)
 		}
 		real = *newval;
 	}
-	*extra = strdup(real);
+	/* the GUC machinery frees *newval and *extra with guc_free() */
+	*extra = guc_strdup(LOG, real);
 	masked = BusUrlMask(real);
-	if (*extra == NULL || masked == NULL)
+	shown = masked ? guc_strdup(LOG, masked) : NULL;
+	free(masked);
+	if (*extra == NULL || shown == NULL)
 	{
 		GUC_check_errcode(ERRCODE_OUT_OF_MEMORY);
 		GUC_check_errmsg("out of memory");
 		return false;
 	}
-	/* the GUC machinery frees *newval with free(): masked is malloc'd */
-	free(*newval);
-	*newval = masked;
+	guc_free(*newval);
+	*newval = shown;
 	return true;
 }
 

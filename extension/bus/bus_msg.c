@@ -33,9 +33,9 @@ BusMsgFormat(const BusMsg *msg)
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "sfc1 %s " INT64_FORMAT " %" INT64_MODIFIER "X %c " UINT64_FORMAT
+	appendStringInfo(&buf, "sfc1 %s " INT64_FORMAT " %llX %c " UINT64_FORMAT
 					 " %X/%X %X/%X %c %u %X/%X ",
-					 msg->node, msg->incarnation, msg->sysid,
+					 msg->node, msg->incarnation, (unsigned long long) msg->sysid,
 					 msg->primary ? 'p' : 's', msg->seq,
 					 LSN_FORMAT_ARGS(msg->watermark), LSN_FORMAT_ARGS(msg->highest_lsn),
 					 (char) msg->kind, msg->dbid, LSN_FORMAT_ARGS(msg->lsn));

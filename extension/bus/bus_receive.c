@@ -217,7 +217,7 @@ BusReceive(const BusMsg *msg)
 			return;
 		case FLUSH_GAP:
 			BusCount(BUS_GAPS);
-			/* FALLTHROUGH */
+			pg_fallthrough;
 		case FLUSH_NEW:
 			/* what was lost lies at or before both (see the file header) */
 			BusFlushAll(same_cluster ? Max(msg->highest_lsn, msg->watermark) :

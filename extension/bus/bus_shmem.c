@@ -120,9 +120,9 @@ BusSetState(BusState state, const char *error)
 static pg_atomic_uint64 *
 my_mark(void)
 {
-	if (MyProc == NULL || MyProc->pgprocno >= bus_shared->ncommitting)
+	if (MyProc == NULL || GetNumberFromPGProc(MyProc) >= bus_shared->ncommitting)
 		return NULL;
-	return &bus_shared->committing[MyProc->pgprocno];
+	return &bus_shared->committing[GetNumberFromPGProc(MyProc)];
 }
 
 /* Copy a commit into the queue, or note the overflow. */

@@ -9,6 +9,7 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+#include "utils/tuplestore.h"
 
 #include "access/htup_details.h"
 #include "access/xlog.h"

@@ -402,7 +402,7 @@ sfcache_bus_worker_0_3(Datum main_arg)
 			events |= WL_SOCKET_READABLE;
 		rc = WaitLatchOrSocket(MyLatch, events, sock,
 							   BusConfigured() ? bus_heartbeat_ms : 1000,
-							   PG_WAIT_EXTENSION);
+							   SfcWaitEvent("SfcacheBus"));
 		ResetLatch(MyLatch);
 		if ((rc & WL_SOCKET_READABLE) && BusRedisConnected() &&
 			!BusRedisReadMessages(deliver, error))

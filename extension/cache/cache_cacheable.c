@@ -317,9 +317,38 @@ skip_explain_options(const char *p, bool *opt_out)
 }
 
 /*
+ * Does a slash-star comment naming sfcache:off end just before p, with only
+ * blanks and other such comments between? From 18 on a statement's text
+ * starts at its first word, and its leading comments stand before it (up to
+ * 17 they are part of it, and this finds nothing: a semicolon or the
+ * string's start comes first).
+ */
+static bool
+preceding_comment_opts_out(const char *query_string, const char *p)
+{
+	for (;;)
+	{
+		const char *open;
+
+		while (p > query_string && scanner_isspace(p[-1]))
+			p--;
+		if (p - query_string < 4 || p[-1] != '/' || p[-2] != '*')
+			return false;
+		for (open = p - 4; open > query_string && strncmp(open, "/*", 2) != 0; open--)
+			;
+		if (strncmp(open, "/*", 2) != 0)
+			return false;
+		if (names_opt_out(open + 2, p - 2))
+			return true;
+		p = open;
+	}
+}
+
+/*
  * True if a comment naming sfcache:off stands before the statement's
- * first token: at its start, or anywhere in an EXPLAIN before the
- * explained statement (EXPLAIN (ANALYZE), then the comment, then SELECT).
+ * first token: at its start (or, from 18 on, just before it), or anywhere
+ * in an EXPLAIN before the explained statement (EXPLAIN (ANALYZE), then the
+ * comment, then SELECT).
  */
 static bool
 has_opt_out_comment(Query *query, const char *query_string)
@@ -330,9 +359,14 @@ has_opt_out_comment(Query *query, const char *query_string)
 
 	if (query_string == NULL)
 		return false;
-	/* an EXPLAIN's query has no location of its own: the EXPLAIN's */
-	if (query->stmt_location <= 0 && query->stmt_len == 0 && CacheExplaining() &&
-		query_string == debug_query_string)
+
+	/*
+	 * An EXPLAIN's query is read from the EXPLAIN's start: up to 17 it has no
+	 * location of its own, from 18 on its own lies inside the EXPLAIN's.
+	 */
+	if (CacheExplaining() && query_string == debug_query_string &&
+		((query->stmt_location <= 0 && query->stmt_len == 0) ||
+		 (CacheExplainLocation() >= 0 && CacheExplainLocation() <= query->stmt_location)))
 		location = Max(CacheExplainLocation(), 0);
 	if ((size_t) location > strlen(query_string))
 		location = 0;
@@ -346,7 +380,7 @@ has_opt_out_comment(Query *query, const char *query_string)
 			   at_keyword(p, "verbose"))
 			p = skip_blanks(p + 7, &opt_out);
 	}
-	return opt_out;
+	return opt_out || preceding_comment_opts_out(query_string, query_string + location);
 }
 
 /* What can be decided when the statement is planned. */

@@ -444,7 +444,8 @@ CacheCheckFunctionsExecutable(List *funcids)
 	foreach(lc, funcids)
 	{
 		Oid			funcid = lfirst_oid(lc);
-		AclResult	aclresult = pg_proc_aclcheck(funcid, userid, ACL_EXECUTE);
+		AclResult	aclresult = object_aclcheck(ProcedureRelationId, funcid, userid,
+												ACL_EXECUTE);
 
 		if (aclresult != ACLCHECK_OK)
 			aclcheck_error(aclresult,

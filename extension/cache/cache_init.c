@@ -11,7 +11,6 @@
  */
 #include "postgres.h"
 
-#include "utils/queryjumble.h"
 
 #include "cache/cache.h"
 

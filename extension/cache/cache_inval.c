@@ -853,10 +853,11 @@ CacheExecutorStart(QueryDesc *queryDesc, int eflags)
 	if (!(eflags & EXEC_FLAG_EXPLAIN_ONLY) &&
 		(stmt->commandType != CMD_SELECT || stmt->hasModifyingCTE))
 	{
-		ListCell   *lc;
+		Bitmapset  *targets = SfcResultRelationRelids(stmt);
+		int			rti = -1;
 
-		foreach(lc, stmt->resultRelations)
-			note_row_write(rt_fetch(lfirst_int(lc), stmt->rtable)->relid);
+		while ((rti = bms_next_member(targets, rti)) >= 0)
+			note_row_write(rt_fetch(rti, stmt->rtable)->relid);
 	}
 }
 

@@ -8,8 +8,9 @@
  *		on a miss plans and runs the saved query (cache_scan.c).
  *
  * The plan keeps what the executor and the plan cache need from a real
- * one: every relation's range table entry (so permission checks run on a
- * hit), and the relation and function dependencies plus the row-security
+ * one: every relation's range table entry and, from PostgreSQL 16 on,
+ * every permission info (so permission checks run on a hit), and the
+ * relation and function dependencies plus the row-security
  * flag (so the plan cache invalidates it on DDL or a role change). A
  * generic plan of a prepared statement therefore serves hits without ever
  * being planned again.
@@ -64,24 +65,6 @@ typedef struct PlannedBypass
 #define MAX_PLANNED_BYPASSES 4096
 
 static HTAB *planned_bypasses = NULL;
-
-/* Copies of every relation entry of the query tree, for permission checks. */
-static bool
-collect_relations(Node *node, List **rtable)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, collect_relations, rtable,
-								 QTW_EXAMINE_RTES_BEFORE);
-	if (IsA(node, RangeTblEntry))
-	{
-		if (((RangeTblEntry *) node)->rtekind == RTE_RELATION)
-			*rtable = lappend(*rtable, copyObject(node));
-		return false;
-	}
-	return expression_tree_walker(node, collect_relations, rtable);
-}
 
 /* The scan's output: the query's visible columns, by name and type. */
 static void
@@ -175,12 +158,15 @@ make_cache_plan(Query *query, const char *statement, int cursorOptions,
 {
 	PlannedStmt *stmt = makeNode(PlannedStmt);
 	bool		has_row_security = false;
+	List	   *perminfos;
 
 	stmt->commandType = CMD_SELECT;
 	stmt->queryId = query->queryId;
 	stmt->canSetTag = query->canSetTag;
 	stmt->planTree = (Plan *) make_cache_scan(query, statement, cursorOptions, info);
-	collect_relations((Node *) query, &stmt->rtable);
+	/* 16 and later check permissions from permInfos alone (core_rtable.c) */
+	SfcCollectRelations(query, &stmt->rtable, &perminfos);
+	SfcPlannedStmtSetPermInfos(stmt, perminfos);
 	extract_query_dependencies((Node *) query, &stmt->relationOids,
 							   &stmt->invalItems, &has_row_security);
 	stmt->dependsOnRole = has_row_security;

@@ -162,7 +162,7 @@ load_rows(Oid relid)
 		return;
 	}
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	scan = table_beginscan(rel, snapshot, 0, NULL);
+	scan = table_beginscan(rel, snapshot, 0, NULL, 0);
 	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
 		Datum		values[RS_NATTS];

@@ -224,7 +224,7 @@ sfcache_check_trackable_0_4(PG_FUNCTION_ARGS)
 				 errmsg("cannot track columns of \"%s\"",
 						OidIsValid(get_rel_namespace(relid)) ? rel_text(relid) : psprintf("%u", relid)),
 				 errdetail("Only tables and partitioned tables have rows whose writes can be captured.")));
-	if (!pg_class_ownercheck(relid, GetUserId()))
+	if (!object_ownercheck(RelationRelationId, relid, GetUserId()))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be owner of table %s", rel_text(relid)),

@@ -228,7 +228,8 @@ CachePlanSavedQuery(const SfcScanPrivate *priv, ParamListInfo params)
 
 	/* the text kept is the statement's own, not the client's whole string */
 	query->stmt_location = 0;
-	return pg_plan_query(query, priv->query_string, priv->cursor_options, params);
+	return pg_plan_query(query, priv->query_string, priv->cursor_options, params,
+						 NULL);
 }
 
 /*
@@ -246,7 +247,7 @@ CacheRunSavedQuery(PlannedStmt *stmt, const SfcScanPrivate *priv, ParamListInfo 
 
 	/* the index advice samples this plan as the client's statement */
 	SfcExecutorStartForClient(qd, 0);
-	ExecutorRun(qd, ForwardScanDirection, 0, true);
+	ExecutorRun(qd, ForwardScanDirection, 0);
 	ExecutorFinish(qd);
 	return qd;
 }

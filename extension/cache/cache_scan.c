@@ -216,10 +216,10 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 	CacheCheckFunctionsExecutable(state->priv.funcids);
 	state->replay_slot = ExecAllocTableSlot(&estate->es_tupleTable,
 											node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
-											&TTSOpsMinimalTuple);
+											&TTSOpsMinimalTuple, 0);
 	state->count_slot = ExecAllocTableSlot(&estate->es_tupleTable,
 										   node->ss.ss_ScanTupleSlot->tts_tupleDescriptor,
-										   &TTSOpsVirtual);
+										   &TTSOpsVirtual, 0);
 }
 
 /* Run the saved query without the cache, with the statement's own snapshot. */
@@ -547,6 +547,8 @@ child_for_explain(SfcScanState *state)
 								   estate->es_param_list_info, NULL, estate->es_instrument);
 	state->child_display_only = true;
 	standard_ExecutorStart(state->child, EXEC_FLAG_EXPLAIN_ONLY);
+	if (estate->es_instrument != 0)
+		SfcExplainOnlyInstrument(state->child->planstate);
 	if (pushed)
 		PopActiveSnapshot();
 	MemoryContextSwitchTo(old);

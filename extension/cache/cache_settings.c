@@ -89,7 +89,7 @@ typedef struct PlannerSettings
 	int32		max_parallel_workers_per_gather;
 	int32		min_parallel_table_scan_size;
 	int32		min_parallel_index_scan_size;
-	int32		force_parallel_mode;
+	int32		debug_parallel_query;
 	int32		constraint_exclusion;
 	int32		from_collapse_limit;
 	int32		join_collapse_limit;
@@ -124,7 +124,7 @@ append_planner_settings(StringInfo buf)
 	p.max_parallel_workers_per_gather = max_parallel_workers_per_gather;
 	p.min_parallel_table_scan_size = min_parallel_table_scan_size;
 	p.min_parallel_index_scan_size = min_parallel_index_scan_size;
-	p.force_parallel_mode = force_parallel_mode;
+	p.debug_parallel_query = debug_parallel_query;
 	p.constraint_exclusion = constraint_exclusion;
 	p.from_collapse_limit = from_collapse_limit;
 	p.join_collapse_limit = join_collapse_limit;

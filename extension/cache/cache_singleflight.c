@@ -256,7 +256,8 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 				break;
 			if ((left = ms_left(start)) <= 0)
 				break;
-			(void) ConditionVariableTimedSleep(&e->cv, left, PG_WAIT_EXTENSION);
+			(void) ConditionVariableTimedSleep(&e->cv, left,
+											   SfcWaitEvent("SfcacheSingleflight"));
 		}
 	}
 	PG_CATCH();

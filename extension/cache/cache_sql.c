@@ -70,7 +70,7 @@ sfcache_invalidate_0_1(PG_FUNCTION_ARGS)
 				 errmsg("\"%s\" is not a table, view or materialized view",
 						get_rel_name(relid)),
 				 errdetail("sfcache.invalidate() applies to the relations that cached statements read.")));
-	if (!pg_class_ownercheck(relid, GetUserId()))
+	if (!object_ownercheck(RelationRelationId, relid, GetUserId()))
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
 				 errmsg("must be owner of table %s", get_rel_name(relid)),

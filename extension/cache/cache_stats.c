@@ -20,6 +20,7 @@
 #include "postgres.h"
 
 #include <math.h>
+#include "utils/tuplestore.h"
 
 #include "access/htup_details.h"
 #include "catalog/pg_authid.h"
@@ -149,8 +150,8 @@ stats_shmem_init(void)
 	info.entrysize = sizeof(Shape);
 	info.hash = shape_hash;
 	info.num_partitions = SHAPE_PARTITIONS;
-	shapes = ShmemInitHash("sfcache statements", sfc_max_statements, sfc_max_statements,
-						   &info, HASH_ELEM | HASH_FUNCTION | HASH_PARTITION | HASH_FIXED_SIZE);
+	shapes = ShmemInitHash("sfcache statements", sfc_max_statements, &info,
+						   HASH_ELEM | HASH_FUNCTION | HASH_PARTITION | HASH_FIXED_SIZE);
 }
 
 /* The statistics' part of shared memory, with one lock per partition. */

@@ -157,7 +157,7 @@ store_shmem_init(void)
 		dsa_area   *dsa;
 
 		store->locks = GetNamedLWLockTranche("sfcache");
-		store->dsa_tranche = LWLockNewTrancheId();
+		store->dsa_tranche = LWLockNewTrancheId("sfcache results");
 		SpinLockInit(&store->freelist_mutex);
 		store->freelist_head = 0;
 		pg_atomic_init_u32(&store->clock_hand, 0);
@@ -181,7 +181,7 @@ store_shmem_init(void)
 	info.entrysize = sizeof(KeyMapEntry);
 	info.hash = keymap_hash;
 	info.num_partitions = SFC_PARTITIONS;
-	keymap = ShmemInitHash("sfcache keys", sfc_max_entries, sfc_max_entries, &info,
+	keymap = ShmemInitHash("sfcache keys", sfc_max_entries, &info,
 						   HASH_ELEM | HASH_FUNCTION | HASH_PARTITION | HASH_FIXED_SIZE);
 }
 
@@ -197,7 +197,7 @@ store_area(void)
 	{
 		MemoryContext oldcxt = MemoryContextSwitchTo(TopMemoryContext);
 
-		LWLockRegisterTranche(store->dsa_tranche, "sfcache results");
+		SfcLWLockRegisterTranche(store->dsa_tranche, "sfcache results");
 		area = dsa_attach_in_place(dsa_place, NULL);
 		dsa_pin_mapping(area);
 		on_shmem_exit(dsa_on_shmem_exit_release_in_place, PointerGetDatum(dsa_place));

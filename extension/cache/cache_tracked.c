@@ -18,6 +18,7 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+#include "utils/tuplestore.h"
 
 #include "access/genam.h"
 #include "access/htup_details.h"

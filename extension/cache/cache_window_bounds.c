@@ -197,7 +197,7 @@ index_bound(BoundScan *bs, Relation index, int strategy, bool inclusive_hit)
 
 	ScanKeyEntryInitialize(&key, 0, 1, strategy, s->righttype, s->collid,
 						   get_opcode(opno), bs->v->value);
-	scan = index_beginscan(bs->rel, index, bs->snapshot, 1, 0);
+	scan = index_beginscan(bs->rel, index, bs->snapshot, NULL, 1, 0, 0);
 	index_rescan(scan, &key, 1, NULL, 0);
 	while (index_getnext_slot(scan, dir, bs->slot))
 	{
@@ -246,7 +246,7 @@ static bool
 table_bounds(BoundScan *bs, Bound *lo, Bound *hi)
 {
 	bool		after = splits_after(bs->v->spec->strategy);
-	TableScanDesc scan = table_beginscan(bs->rel, bs->snapshot, 0, NULL);
+	TableScanDesc scan = table_beginscan(bs->rel, bs->snapshot, 0, NULL, 0);
 	long		rows = 0;
 	bool		done = true;
 

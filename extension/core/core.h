@@ -8,7 +8,8 @@
  * subsystems in a written order) and the statement nesting level.
  * Subsystems include this header; core never calls back into a subsystem
  * except through the Init, hook and shared-memory entry points it lists in
- * core_hooks.c and sfcache.c.
+ * core_hooks.c and sfcache.c. compat.h, included here, is the one place
+ * that knows the PostgreSQL major.
  *
  *-------------------------------------------------------------------------
  */
@@ -22,22 +23,15 @@
 #include "fmgr.h"
 #include "nodes/nodes.h"
 
+#include "core/compat.h"
+
 /* ---- exported symbols ---- */
 
 /*
- * The module is built with -fvisibility=hidden (Makefile), as PostgreSQL
- * 16's PGXS builds modules: PostgreSQL loads it with RTLD_GLOBAL, so only
- * what PostgreSQL looks up is exported (_PG_init, the magic block, the
- * SQL-callable functions and their pg_finfo_ records). PostgreSQL 15's
- * PGDLLEXPORT is empty outside Windows: it is given 16's meaning here, and
+ * Only what PostgreSQL looks up is exported (compat.h: PGDLLEXPORT);
  * SFC_FUNCTION_INFO_V1 also declares the function itself exported, which
- * 15's PG_FUNCTION_INFO_V1 does not. The only version shim of the module.
+ * 15's PG_FUNCTION_INFO_V1 does not.
  */
-#if PG_VERSION_NUM < 160000 && !defined(WIN32)
-#undef PGDLLEXPORT
-#define PGDLLEXPORT __attribute__((visibility("default")))
-#endif
-
 #define SFC_FUNCTION_INFO_V1(funcname) \
 	extern PGDLLEXPORT Datum funcname(PG_FUNCTION_ARGS); \
 	PG_FUNCTION_INFO_V1(funcname)
@@ -87,6 +81,11 @@ extern int	sfc_nesting_level;
 extern bool SfcUtilityNests(Node *stmt);
 extern bool SfcAtClientLevel(void);
 extern void SfcExecutorStartForClient(QueryDesc *queryDesc, int eflags);
+
+/* ---- relations and permissions of a query tree (core_rtable.c) ---- */
+
+extern void SfcCollectRelations(Query *query, List **rtable, List **perminfos);
+extern void SfcCheckQueryPermissions(Query *query);
 
 /* ---- deterministic concurrency tests (core_test_hold.c) ---- */
 

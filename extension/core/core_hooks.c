@@ -18,8 +18,9 @@
  *	ExplainOneQuery: cache notes the start, the previous hook (or
  *		explain.c's default) plans and shows the plan, cache appends its
  *		"sfcache: bypass" line.
- *	get_relation_info: the previous hook, then whatif adds the
- *		hypothetical indexes it offers.
+ *	build_simple_rel (19; get_relation_info before, through compat.c):
+ *		the previous hook, then whatif adds the hypothetical indexes it
+ *		offers to a table's RelOptInfo.
  *	explain_get_index_name: whatif names its hypothetical indexes;
  *		otherwise the previous hook.
  *	ExecutorStart: advice (sampling asks for row counts before the plan
@@ -64,6 +65,7 @@
 #include "executor/executor.h"
 #include "executor/instrument.h"
 #include "miscadmin.h"
+#include "optimizer/pathnode.h"
 #include "optimizer/plancat.h"
 #include "optimizer/planner.h"
 #include "storage/ipc.h"
@@ -79,7 +81,7 @@ static shmem_request_hook_type prev_shmem_request = NULL;
 static shmem_startup_hook_type prev_shmem_startup = NULL;
 static planner_hook_type prev_planner = NULL;
 static ExplainOneQuery_hook_type prev_ExplainOneQuery = NULL;
-static get_relation_info_hook_type prev_get_relation_info = NULL;
+static build_simple_rel_hook_type prev_build_simple_rel = NULL;
 static explain_get_index_name_hook_type prev_explain_get_index_name = NULL;
 static ExecutorStart_hook_type prev_ExecutorStart = NULL;
 static ExecutorRun_hook_type prev_ExecutorRun = NULL;
@@ -109,8 +111,7 @@ sfc_shmem_startup(void)
 /* ---- planning and EXPLAIN ---- */
 
 static PlannedStmt *
-sfc_planner(Query *parse, const char *query_string, int cursorOptions,
-			ParamListInfo boundParams)
+sfc_planner(SFC_PLANNER_PARAMS)
 {
 	PlannedStmt *plan = CachePlanStatement(parse, query_string, cursorOptions);
 
@@ -120,9 +121,9 @@ sfc_planner(Query *parse, const char *query_string, int cursorOptions,
 	PG_TRY();
 	{
 		if (prev_planner)
-			plan = prev_planner(parse, query_string, cursorOptions, boundParams);
+			plan = prev_planner(SFC_PLANNER_ARGS);
 		else
-			plan = standard_planner(parse, query_string, cursorOptions, boundParams);
+			plan = standard_planner(parse, query_string, cursorOptions, boundParams, es);
 	}
 	PG_FINALLY();
 	{
@@ -130,33 +131,6 @@ sfc_planner(Query *parse, const char *query_string, int cursorOptions,
 	}
 	PG_END_TRY();
 	return plan;
-}
-
-/* What explain.c's ExplainOneQuery does when no hook is set. */
-static void
-explain_one_query(Query *query, int cursorOptions, IntoClause *into,
-				  ExplainState *es, const char *queryString,
-				  ParamListInfo params, QueryEnvironment *queryEnv)
-{
-	PlannedStmt *plan;
-	instr_time	planstart,
-				planduration;
-	BufferUsage bufusage_start,
-				bufusage;
-
-	if (es->buffers)
-		bufusage_start = pgBufferUsage;
-	INSTR_TIME_SET_CURRENT(planstart);
-	plan = pg_plan_query(query, queryString, cursorOptions, params);
-	INSTR_TIME_SET_CURRENT(planduration);
-	INSTR_TIME_SUBTRACT(planduration, planstart);
-	if (es->buffers)
-	{
-		memset(&bufusage, 0, sizeof(BufferUsage));
-		BufferUsageAccumDiff(&bufusage, &pgBufferUsage, &bufusage_start);
-	}
-	ExplainOnePlan(plan, into, es, queryString, params, queryEnv,
-				   &planduration, (es->buffers ? &bufusage : NULL));
 }
 
 static void
@@ -169,18 +143,18 @@ sfc_ExplainOneQuery(Query *query, int cursorOptions, IntoClause *into,
 		prev_ExplainOneQuery(query, cursorOptions, into, es, queryString,
 							 params, queryEnv);
 	else
-		explain_one_query(query, cursorOptions, into, es, queryString,
-						  params, queryEnv);
+		standard_ExplainOneQuery(query, cursorOptions, into, es, queryString,
+								 params, queryEnv);
 	CacheExplainEnd(es);
 }
 
 static void
-sfc_get_relation_info(PlannerInfo *root, Oid relid, bool inhparent,
-					  RelOptInfo *rel)
+sfc_build_simple_rel(PlannerInfo *root, RelOptInfo *rel, RangeTblEntry *rte)
 {
-	if (prev_get_relation_info)
-		prev_get_relation_info(root, relid, inhparent, rel);
-	WhatifGetRelationInfo(root, relid, inhparent, rel);
+	if (prev_build_simple_rel)
+		prev_build_simple_rel(root, rel, rte);
+	if (rte->rtekind == RTE_RELATION)
+		WhatifGetRelationInfo(root, rte->relid, rte->inh, rel);
 }
 
 static const char *
@@ -210,8 +184,7 @@ sfc_ExecutorStart(QueryDesc *queryDesc, int eflags)
 }
 
 static void
-sfc_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
-				bool execute_once)
+sfc_ExecutorRun(SFC_EXECUTOR_RUN_PARAMS)
 {
 	DestReceiver *dest = queryDesc->dest;
 
@@ -221,9 +194,9 @@ sfc_ExecutorRun(QueryDesc *queryDesc, ScanDirection direction, uint64 count,
 		/* cache: a cached result's rows may go out as stored DataRows */
 		queryDesc->dest = CacheReplayDestReceiver(queryDesc, direction, count);
 		if (prev_ExecutorRun)
-			prev_ExecutorRun(queryDesc, direction, count, execute_once);
+			prev_ExecutorRun(SFC_EXECUTOR_RUN_ARGS);
 		else
-			standard_ExecutorRun(queryDesc, direction, count, execute_once);
+			standard_ExecutorRun(SFC_EXECUTOR_RUN_ARGS);
 	}
 	PG_FINALLY();
 	{
@@ -396,8 +369,9 @@ SfcHooksInit(void)
 	planner_hook = sfc_planner;
 	prev_ExplainOneQuery = ExplainOneQuery_hook;
 	ExplainOneQuery_hook = sfc_ExplainOneQuery;
-	prev_get_relation_info = get_relation_info_hook;
-	get_relation_info_hook = sfc_get_relation_info;
+	SfcCompatHooksInit();
+	prev_build_simple_rel = build_simple_rel_hook;
+	build_simple_rel_hook = sfc_build_simple_rel;
 	prev_explain_get_index_name = explain_get_index_name_hook;
 	explain_get_index_name_hook = sfc_explain_get_index_name;
 	prev_ExecutorStart = ExecutorStart_hook;

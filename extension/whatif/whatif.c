@@ -129,7 +129,7 @@ static IndexOptInfo *
 whatif_index_info(PlannerInfo *root, RelOptInfo *rel, WhatifIndex *windex)
 {
 	IndexOptInfo *info = makeNode(IndexOptInfo);
-	IndexAmRoutine *am = GetIndexAmRoutineByAmId(windex->amoid, false);
+	const IndexAmRoutine *am = GetIndexAmRoutineByAmId(windex->amoid, false);
 
 	info->indexoid = windex->oid;
 	info->reltablespace = rel->reltablespace;
@@ -322,7 +322,7 @@ WhatifPlan(Query *query, const char *sql, List *indexes)
 	whatif_planning_level = whatif_planner_depth + 1;
 	PG_TRY();
 	{
-		plan = pg_plan_query(copy, sql, CURSOR_OPT_PARALLEL_OK, NULL);
+		plan = pg_plan_query(copy, sql, CURSOR_OPT_PARALLEL_OK, NULL, NULL);
 	}
 	PG_FINALLY();
 	{

@@ -202,26 +202,6 @@ WhatifUsedIndexes(PlannedStmt *stmt, List *indexes)
 	return u.used;
 }
 
-/* Collect every relation range table entry of a query tree. */
-static bool
-whatif_collect_rtes(Node *node, List **rtes)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, RangeTblEntry))
-	{
-		RangeTblEntry *rte = (RangeTblEntry *) node;
-
-		if (rte->rtekind == RTE_RELATION)
-			*rtes = lappend(*rtes, rte);
-		return false;
-	}
-	if (IsA(node, Query))
-		return query_tree_walker((Query *) node, whatif_collect_rtes,
-								 (void *) rtes, QTW_EXAMINE_RTES_BEFORE);
-	return expression_tree_walker(node, whatif_collect_rtes, (void *) rtes);
-}
-
 /*
  * Error unless the current user may read every relation query reads, as
  * the executor would check it: the statement's own tables, and those under
@@ -233,10 +213,7 @@ whatif_collect_rtes(Node *node, List **rtes)
 void
 WhatifCheckSelectPrivileges(Query *query)
 {
-	List	   *rtes = NIL;
-
-	(void) whatif_collect_rtes((Node *) query, &rtes);
-	(void) ExecCheckRTPerms(rtes, true);
+	SfcCheckQueryPermissions(query);
 }
 
 /* Error unless the current user may read the table of hypothetical index windex. */

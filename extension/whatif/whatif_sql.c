@@ -14,6 +14,7 @@
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
+#include "utils/tuplestore.h"
 
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"

@@ -10,7 +10,7 @@ ANALYZE ac_post;
 SELECT sfcache.advice_reset();
 
 SELECT count(*) FROM ac_post WHERE tags @> '[7]';
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM ac_post WHERE tags @> '[7]';
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT count(*) FROM ac_post WHERE tags @> '[7]';
 SELECT count(*) FROM ac_post WHERE tags @> '[7]';
 
 SELECT tablename, expression, operator::text, qual_role, calls

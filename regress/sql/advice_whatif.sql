@@ -68,7 +68,7 @@ FROM sfcache.hypothetical_indexes();
 EXPLAIN (COSTS OFF) SELECT id FROM wi_course WHERE org_id = 5;
 -- executed statements never see it
 SELECT count(*) FROM wi_course WHERE org_id = 5;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id FROM wi_course WHERE org_id = 5;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT id FROM wi_course WHERE org_id = 5;
 SELECT sfcache.hypothetical_reset();
 EXPLAIN (COSTS OFF) SELECT id FROM wi_course WHERE org_id = 5;
 

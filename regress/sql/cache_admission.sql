@@ -10,11 +10,11 @@ CREATE TABLE student (id int PRIMARY KEY, name text);
 INSERT INTO student SELECT g, 'student ' || g FROM generate_series(1, 50) g;
 
 -- Seen once: a miss, not stored ("not admitted").
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 1;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 1;
 SELECT hits, misses, stores, entries FROM sfcache.stats;
 -- Seen again: a miss, stored; then a hit.
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 1;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 1;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 1;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 1;
 SELECT name FROM student WHERE id = 1;
 SELECT hits, misses, stores, entries FROM sfcache.stats;
 SELECT reason, statements FROM sfcache.bypass_counts() WHERE reason = 'not admitted';
@@ -52,9 +52,9 @@ SET sfcache.test_admission_clock = 6030;	-- period 100 is 6000-6059
 SELECT name FROM student WHERE id = 21;
 SELECT name FROM student WHERE id = 22;
 SET sfcache.test_admission_clock = 6089;	-- 59 s later, the next period
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 21;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 21;
 SET sfcache.test_admission_clock = 6150;	-- 22: 120 s later, two periods on
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 22;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 22;
 SELECT stores FROM sfcache.stats;
 RESET sfcache.test_admission_clock;
 
@@ -98,21 +98,21 @@ SELECT sfcache.invalidate('student');
 SELECT name FROM student WHERE id = 31;
 SELECT sfcache.invalidate('student');
 SELECT name FROM student WHERE id = 32;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 32;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 32;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 32;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 32;
 
 -- sfcache.admission = off keeps a result from its first miss.
 SELECT sfcache.flush();
 SET sfcache.admission = off;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 41;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 41;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 41;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 41;
 RESET sfcache.admission;
 
 -- sfcache.flush() forgets the counts too.
 SET sfcache.admission = on;
 SELECT name FROM student WHERE id = 42;
 SELECT sfcache.flush();
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM student WHERE id = 42;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM student WHERE id = 42;
 
 -- Only a superuser sets the window.
 CREATE ROLE sfc_admission_user;

@@ -14,10 +14,10 @@ SELECT hits, misses, stores, entries FROM sfcache.stats;
 
 -- EXPLAIN shows the cache node; ANALYZE shows what happened.
 EXPLAIN (COSTS OFF) SELECT title FROM course WHERE id = 7;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 7;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 7;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT title FROM course WHERE id = 7;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT title FROM course WHERE id = 7;
 -- Another constant is another key.
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 8;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT title FROM course WHERE id = 8;
 
 -- Rows come back identical, in order, with NULLs and wide values.
 INSERT INTO course VALUES (101, NULL, NULL), (102, repeat('x', 5000), 3);
@@ -28,14 +28,14 @@ SELECT title FROM course WHERE id BETWEEN 5 AND 8 ORDER BY credits DESC, id;
 SELECT title FROM course WHERE id BETWEEN 5 AND 8 ORDER BY credits DESC, id;
 -- An empty result is cached too.
 SELECT * FROM course WHERE id < 0;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT * FROM course WHERE id < 0;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT * FROM course WHERE id < 0;
 
 -- sfcache.invalidate() and sfcache.flush() drop results.
 SELECT sfcache.invalidate('course');
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 7;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT title FROM course WHERE id = 7;
 SELECT sfcache.flush();
 SELECT entries FROM sfcache.stats;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 7;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT title FROM course WHERE id = 7;
 
 -- Per statement shape: calls, hits, leader executions, distinct keys.
 SELECT sfcache.reset();
@@ -53,8 +53,8 @@ RESET sfcache.cache;
 -- sfcache.cache = coalesce merges concurrent identical statements but keeps
 -- nothing: one after the other, each leads.
 SET sfcache.cache = coalesce;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 3;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 3;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT title FROM course WHERE id = 3;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT title FROM course WHERE id = 3;
 SELECT title FROM course WHERE id = 3;
 RESET sfcache.cache;
 

@@ -40,13 +40,13 @@ EXPLAIN (COSTS OFF) /* sfcache:off */ SELECT topic FROM lesson WHERE id = 2;
 
 -- isolation levels other than READ COMMITTED run uncached
 BEGIN ISOLATION LEVEL REPEATABLE READ;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT topic FROM lesson WHERE id = 3;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT topic FROM lesson WHERE id = 3;
 COMMIT;
 BEGIN ISOLATION LEVEL SERIALIZABLE;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT topic FROM lesson WHERE id = 3;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT topic FROM lesson WHERE id = 3;
 COMMIT;
 BEGIN ISOLATION LEVEL READ COMMITTED;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT topic FROM lesson WHERE id = 3;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT topic FROM lesson WHERE id = 3;
 COMMIT;
 
 -- statements inside functions are not top level
@@ -57,7 +57,7 @@ SELECT lesson_topic(1);
 -- a result over sfcache.max_entry_size runs uncached (and still returns every row)
 SET sfcache.max_entry_size = '1kB';
 SELECT count(*), min(length(t)) FROM (SELECT repeat(topic, 100) AS t FROM lesson) s;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT repeat(topic, 100) FROM lesson;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT repeat(topic, 100) FROM lesson;
 SELECT length(string_agg(t, '')) FROM (SELECT repeat(topic, 100) AS t FROM lesson) s;
 RESET sfcache.max_entry_size;
 

@@ -64,7 +64,7 @@ RESET plan_cache_mode;
 -- A plain EXPLAIN does not execute: nothing moves; EXPLAIN ANALYZE does.
 EXPLAIN (COSTS OFF) EXECUTE locking(4);
 SELECT * FROM counted_row('PREPARE locking%');
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE locking(4);
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) EXECUTE locking(4);
 SELECT * FROM counted_row('PREPARE locking%');
 -- The simple protocol: one bypass per statement.
 SELECT payload FROM counted WHERE id = 5 FOR SHARE;

@@ -23,7 +23,7 @@ SELECT v FROM plain_t WHERE id = 1;
 SELECT v FROM plain_t WHERE id = 1;
 SELECT count(*) FROM plain_t WHERE doc @> '{"k": 7}';
 EXPLAIN (COSTS OFF) SELECT v FROM plain_t WHERE id = 1;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT v FROM plain_t WHERE id = 1;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT v FROM plain_t WHERE id = 1;
 -- not cacheable: no bypass line either
 EXPLAIN (COSTS OFF) SELECT v FROM plain_t WHERE id = 1 AND now() IS NOT NULL;
 PREPARE p(int) AS SELECT v FROM plain_t WHERE id = $1;
@@ -55,8 +55,8 @@ SELECT count(*) FROM plain_t WHERE doc @> '{"k": 7}';
 UPDATE plain_t SET v = 'x' WHERE id = 3;
 SELECT tablename, expression, operator FROM sfcache.advice_quals ORDER BY 2;
 SELECT tablename, writes FROM sfcache.table_activity WHERE tablename = 'plain_t';
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT v FROM plain_t WHERE id = 1;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT v FROM plain_t WHERE id = 1;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT v FROM plain_t WHERE id = 1;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT v FROM plain_t WHERE id = 1;
 
 -- DROP EXTENSION frees the database's results, and only its
 \c sfc_dropped
@@ -73,13 +73,13 @@ SET max_parallel_workers_per_gather = 0;
 SELECT :with_dropped - entries AS freed FROM sfcache.stats;
 -- (sfc_dropped's three; sfc_plain's stays, though dropping functions
 -- moved the global generation: it is computed again)
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT v FROM plain_t WHERE id = 1;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT v FROM plain_t WHERE id = 1;
 -- and a DROP that rolls back frees nothing
 BEGIN;
 DROP EXTENSION sfcache;
 EXPLAIN (COSTS OFF) SELECT v FROM plain_t WHERE id = 1;
 ROLLBACK;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT v FROM plain_t WHERE id = 1;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT v FROM plain_t WHERE id = 1;
 
 \c :regress_db
 DROP DATABASE sfc_plain;

@@ -49,7 +49,7 @@ SELECT m, m::text AS label FROM feeling;
 SELECT id, score FROM result_scores ORDER BY id;
 BEGIN;
 ALTER DOMAIN score_d ADD CONSTRAINT small CHECK (VALUE < 1000);
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id, score FROM result_scores ORDER BY id;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT id, score FROM result_scores ORDER BY id;
 ROLLBACK;
 
 -- creating an unrelated type or table drops nothing
@@ -58,7 +58,7 @@ CREATE TYPE unrelated AS (a int);
 CREATE TABLE unrelated_table (a int);
 DROP TABLE unrelated_table;
 DROP TYPE unrelated;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id, score FROM result_scores ORDER BY id;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT id, score FROM result_scores ORDER BY id;
 
 DROP VIEW result_scores;
 DROP TABLE result, feeling;

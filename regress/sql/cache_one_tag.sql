@@ -5,7 +5,7 @@
 -- Q sorts its keyword arguments, so status comes before user_id).
 CREATE EXTENSION IF NOT EXISTS sfcache;
 SELECT sfcache.flush();
-\set o 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)'
+\set o 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF)'
 -- a schema of its own: other tests have an lms_notification in public
 CREATE SCHEMA one_tag;
 SET search_path = one_tag, public;

@@ -17,10 +17,10 @@ CREATE POLICY student_own ON grade TO sfc_student USING (student = 'ann');
 -- the teacher caches a result the student may not read
 SET ROLE sfc_teacher;
 SELECT note FROM secret;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT note FROM secret;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT note FROM secret;
 SET ROLE sfc_student;
 SELECT note FROM secret;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT note FROM secret;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT note FROM secret;
 
 -- the same statement under two policies
 SET ROLE sfc_teacher;

@@ -64,7 +64,7 @@ SELECT reason, statements FROM sfcache.bypass_counts() WHERE reason = 'not a pla
 -- a client's EXECUTE and EXPLAIN EXECUTE are its own statements
 PREPARE one_student AS SELECT student FROM enrolment WHERE id = $1;
 EXECUTE one_student(1);
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) EXECUTE one_student(1);
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) EXECUTE one_student(1);
 DEALLOCATE one_student;
 
 DROP TABLE enrolment, audit, enrolment_copy;

@@ -6,7 +6,7 @@
 -- (hit: kept; leader: dropped and recomputed).
 CREATE EXTENSION IF NOT EXISTS sfcache;
 SET sfcache.cache = on;
-\set o 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)'
+\set o 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF)'
 -- Functions, views, policies and collations created later would drop
 -- every result (they may change what any statement computes): all first.
 CREATE TABLE notif (id int PRIMARY KEY, user_id int, course_id int, body text);

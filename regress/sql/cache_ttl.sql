@@ -12,18 +12,18 @@ EXPLAIN (COSTS OFF) SELECT name FROM term WHERE id = 1;
 EXPLAIN (COSTS OFF) SELECT t.name FROM term t JOIN holiday h ON h.term = t.id;
 
 SELECT t.name FROM term t JOIN holiday h ON h.term = t.id;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT t.name FROM term t JOIN holiday h ON h.term = t.id;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT t.name FROM term t JOIN holiday h ON h.term = t.id;
 SELECT pg_sleep(1.2);
 -- expired: led again
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT t.name FROM term t JOIN holiday h ON h.term = t.id;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT t.name FROM term t JOIN holiday h ON h.term = t.id;
 SELECT expirations > 0 AS expired FROM sfcache.stats;
 
 -- the session TTL applies too
 SET sfcache.ttl = 1;
 SELECT name FROM term WHERE id = 2;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM term WHERE id = 2;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM term WHERE id = 2;
 SELECT pg_sleep(1.2);
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT name FROM term WHERE id = 2;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT name FROM term WHERE id = 2;
 RESET sfcache.ttl;
 
 -- a relation's own TTL may also be longer than sfcache.ttl

@@ -1,7 +1,7 @@
 -- Every write path invalidates: after each write, the next read sees it.
 -- Each case reads once (leader), once more (hit), writes, reads again.
 CREATE EXTENSION IF NOT EXISTS sfcache;
-\set hit 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)'
+\set hit 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF)'
 CREATE TABLE enrollment (id int PRIMARY KEY, student int, course int, grade int);
 INSERT INTO enrollment SELECT g, g % 10, g % 7, 50 FROM generate_series(1, 50) g;
 CREATE VIEW grade_total AS SELECT sum(grade) AS total FROM enrollment;
@@ -133,7 +133,7 @@ DROP FUNCTION bonus(int);
 -- in the writing transaction itself the cache is bypassed (own write)
 BEGIN;
 UPDATE enrollment SET grade = 99 WHERE id = 6;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT grade FROM enrollment WHERE id = 6;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT grade FROM enrollment WHERE id = 6;
 SELECT grade FROM enrollment WHERE id = 6;
 ROLLBACK;
 SELECT grade FROM enrollment WHERE id = 6;
@@ -149,7 +149,7 @@ BEGIN;
 SAVEPOINT s;
 INSERT INTO student VALUES (9);
 ROLLBACK TO SAVEPOINT s;
-EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM student;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT count(*) FROM student;
 COMMIT;
 
 DROP TABLE enrollment, grade_log, submission, student, activity CASCADE;

@@ -16,9 +16,9 @@ WHERE n.nspname = 'sfcache' AND c.relkind IN ('r', 'v', 'm')
 
 -- The functions a user may call, and the internal ones.
 SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-WHERE n.nspname = 'sfcache' ORDER BY 1::text;
+WHERE n.nspname = 'sfcache' ORDER BY p.oid::regprocedure::text;
 SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-WHERE n.nspname = 'sfcache_internal' ORDER BY 1::text;
+WHERE n.nspname = 'sfcache_internal' ORDER BY p.oid::regprocedure::text;
 SELECT has_schema_privilege('public', 'sfcache_internal', 'USAGE') AS public_may_use_internal;
 
 -- A plain role cannot call a helper, and still reads the views and

@@ -28,7 +28,7 @@ sub outcome
 {
 	my ($db, $query) = @_;
 	my $plan = $node->safe_psql($db,
-		"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) $query");
+		"EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) $query");
 	return $plan =~ /Cache: (\w+)/ ? $1 : $plan;
 }
 

@@ -21,9 +21,9 @@ $node->safe_psql('postgres', q{
 
 my $plan = $node->safe_psql('postgres',
 	'EXPLAIN (ANALYZE, VERBOSE, BUFFERS) SELECT title FROM course WHERE id = 1');
-like($plan, qr/^Custom Scan \(sfcache\)  \(cost=0\.28\.\.8\.29 rows=1 width=10\) \(actual time=[\d.]+\.\.[\d.]+ rows=1 loops=1\)$/m,
+like($plan, qr/^Custom Scan \(sfcache\)  \(cost=0\.28\.\.8\.29 rows=1 width=10\) \(actual time=[\d.]+\.\.[\d.]+ rows=1(?:\.00)? loops=1\)$/m,
 	'ANALYZE: the node has its child\'s estimates and its own actual time');
-like($plan, qr/^  Cache: leader\n  Cache TTL: 300 s\n  Cache Key: [0-9a-f]{32}\n  Buffers: shared hit=\d+\n  ->  Index Scan using course_pkey on public\.course  \(cost=0\.28\.\.8\.29 rows=1 width=10\) \(actual time=[\d.]+\.\.[\d.]+ rows=1 loops=1\)\n        Output: title\n        Index Cond: \(course\.id = 1\)\n        Buffers: shared hit=\d+$/m,
+like($plan, qr/^  Cache: leader\n  Cache TTL: 300 s\n  Cache Key: [0-9a-f]{32}\n  Buffers: shared hit=\d+\n  ->  Index Scan using course_pkey on public\.course  \(cost=0\.28\.\.8\.29 rows=1 width=10\) \(actual time=[\d.]+\.\.[\d.]+ rows=1(?:\.00)? loops=1\)\n        Output: title\n        Index Cond: \(course\.id = 1\)\n(?:        Index Searches: \d+\n)?        Buffers: shared hit=\d+$/m,
 	'VERBOSE, BUFFERS: the key, and the child with its output columns and buffers');
 like($plan, qr/^Planning Time: [\d.]+ ms\nExecution Time: [\d.]+ ms$/m, 'SUMMARY: planning and execution time');
 $plan = $node->safe_psql('postgres',
@@ -46,11 +46,11 @@ sub auto_explain
 
 my @plans = auto_explain('on', 'SELECT title FROM course WHERE id = 2; SELECT title FROM course WHERE id = 2');
 is(scalar @plans, 2, 'auto_explain logs each statement once');
-like($plans[0], qr/Custom Scan \(sfcache\)  \(cost=0\.28\.\.8\.29 rows=1 width=10\) \(actual rows=1 loops=1\)\n\s+Cache: leader\n\s+Cache TTL: 300 s\n\s+->  Index Scan using course_pkey on course  \(cost=0\.28\.\.8\.29 rows=1 width=10\) \(actual rows=1 loops=1\)\n\s+Index Cond: \(id = 2\)/,
+like($plans[0], qr/Custom Scan \(sfcache\)  \(cost=0\.28\.\.8\.29 rows=1 width=10\) \(actual rows=1(?:\.00)? loops=1\)\n\s+Cache: leader\n\s+Cache TTL: 300 s\n\s+->  Index Scan using course_pkey on course  \(cost=0\.28\.\.8\.29 rows=1 width=10\) \(actual rows=1(?:\.00)? loops=1\)\n\s+Index Cond: \(id = 2\)/,
 	'auto_explain, a miss: the node and the child that ran, with its actual rows');
 # a hit plans its child only when the log is written, after the node's own
 # estimates were printed: those stay the cache plan's
-like($plans[1], qr/Custom Scan \(sfcache\)  \(cost=0\.00\.\.0\.01 rows=1 width=0\) \(actual rows=1 loops=1\)\n\s+Cache: hit\n\s+Cache TTL: 300 s\n\s+->  Index Scan using course_pkey on course  \(cost=0\.28\.\.8\.29 rows=1 width=10\) \(never executed\)\n\s+Index Cond: \(id = 2\)/,
+like($plans[1], qr/Custom Scan \(sfcache\)  \(cost=0\.00\.\.0\.01 rows=1 width=0\) \(actual rows=1(?:\.00)? loops=1\)\n\s+Cache: hit\n\s+Cache TTL: 300 s\n\s+->  Index Scan using course_pkey on course  \(cost=0\.28\.\.8\.29 rows=1 width=10\) \(never executed\)\n\s+Index Cond: \(id = 2\)/,
 	'auto_explain, a hit: the child never executed');
 
 @plans = auto_explain('off', 'SELECT title FROM course WHERE id = 3; SELECT title FROM course WHERE id = 3');

@@ -40,7 +40,8 @@ ok( $node->poll_query_until('postgres',
 	'a peer is known, and gone: it has no liveness key');
 
 my $port = PostgreSQL::Test::Cluster::get_free_port();
-my $queries = "$ENV{TESTDIR}/contrib/prometheus/sfcache-queries.yaml";
+# TESTDIR up to 15; from 16 on PGXS runs prove in the source directory
+my $queries = ($ENV{TESTDIR} // ".") . "/contrib/prometheus/sfcache-queries.yaml";
 ok(-f $queries, 'the custom queries file exists');
 my $dsn = 'host=' . $node->host . ' port=' . $node->port
   . ' dbname=postgres sslmode=disable user=' . (getpwuid($<))[0];

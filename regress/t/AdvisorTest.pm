@@ -12,7 +12,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Exporter 'import';
 
-our @EXPORT = qw(advisor_node load_lms run_workload run_cache_workload wait_a_minute advisor valgrind_advisor);
+our @EXPORT = qw(advisor_node load_lms run_workload run_cache_workload a_minute_ago advisor valgrind_advisor);
 
 # A started cluster with sfcache preloaded, recording every statement.
 sub advisor_node
@@ -24,6 +24,7 @@ sub advisor_node
 shared_preload_libraries = 'sfcache'
 sfcache.advice_sample_rate = 1
 sfcache.cache = off
+sfcache.enable_test_holds = on
 max_parallel_workers_per_gather = 0
 });
 	$node->start;
@@ -37,7 +38,7 @@ max_parallel_workers_per_gather = 0
 sub load_lms
 {
 	my ($node) = @_;
-	$node->safe_psql('app', slurp_file("$ENV{TESTDIR}/regress/data/advice_lms.sql"));
+	$node->safe_psql('app', slurp_file(($ENV{TESTDIR} // ".") . "/regress/data/advice_lms.sql"));
 }
 
 # The dashboard's statements, as Django writes them (name => SQL).
@@ -58,16 +59,13 @@ sub run_workload
 		"INSERT INTO lms_university (name) VALUES ('new');\n" x $writes) if $writes;
 }
 
-# Wait until every table of sfcache.table_activity was first seen over a
-# minute ago: writes after that make sustained traffic, which alone gets a
-# write rate (a table written within one minute has none).
-sub wait_a_minute
+# The SQL prefix that records a session's table writes (and the
+# invalidations of its commits) as a minute and a second ago: writes after
+# it make sustained traffic, which alone gets a write rate (a table written
+# within one minute has none), without waiting a real minute.
+sub a_minute_ago
 {
-	my ($node) = @_;
-	$node->poll_query_until('app', q{
-		SELECT pg_catalog.now() > max(first_seen) + interval '61 seconds'
-		FROM sfcache.table_activity})
-	  or die 'timed out waiting for a minute of table activity';
+	return "SET sfcache.test_activity_age = '61s';\n";
 }
 
 # Two more tables for the cache setting recommendations: lms_receipt,
@@ -75,7 +73,7 @@ sub wait_a_minute
 # (track user_id), and lms_event_log, written 600 times (over 60 a minute
 # for 10 minutes) and read through a range filter only (exclude). Every
 # filter returns half of its table or more, so no index is suggested. The
-# last writes come over a minute after the first: sustained traffic.
+# first writes are recorded a minute before the last: sustained traffic.
 sub run_cache_workload
 {
 	my ($node) = @_;
@@ -94,8 +92,7 @@ CREATE TABLE lms_event_log (id serial PRIMARY KEY, kind text NOT NULL);
 	$sql .= "INSERT INTO lms_event_log (kind) VALUES ('login');\n" x 300;
 	$later .= "INSERT INTO lms_event_log (kind) VALUES ('login');\n" x 300;
 	$later .= "SELECT count(*) FROM lms_event_log WHERE id > 0;\n" x 2;
-	$node->safe_psql('app', $sql);
-	wait_a_minute($node);
+	$node->safe_psql('app', a_minute_ago() . $sql);
 	$node->safe_psql('app', $later);
 }
 
