@@ -12,7 +12,7 @@ set grid ytics
 set yrange [0:110]
 set ylabel "stale reads (% of reads)"
 set key top left
-set xtics font ",8"
+set xtics font ",10"
 plot in using 2:xtic(1) title "writer at 2 commits/s" lc rgb "#457b9d", \
      '' using 3 title "writer at 50 commits/s" lc rgb "#e63946", \
      '' using 0:($2 > $3 ? $2 : $3):(sprintf("%.1f%% / %.1f%%", $2, $3)) with labels offset 0,1 notitle

@@ -294,6 +294,7 @@ extern List *AdviceCopyQuals(void);
 extern List *AdviceCopyStatements(void);
 extern List *AdviceCopyTables(void);
 extern void AdviceReset(void);
+extern void AdviceStoreForgetDatabase(Oid dbid);
 extern bool AdviceMaySeeRole(Oid userid);
 
 /* The three tables of the record, as advice_persist.c saves them. */
@@ -308,6 +309,7 @@ typedef enum AdviceRecordKind
 typedef bool (*AdviceEntryFn) (AdviceRecordKind kind, const void *entry,
 							   void *arg);
 extern Size AdviceStoreEntrySize(AdviceRecordKind kind);
+extern Oid	AdviceStoreEntryDatabase(const void *saved);
 extern bool AdviceStoreForEach(AdviceEntryFn fn, void *arg);
 extern bool AdviceStoreRestore(AdviceRecordKind kind, const void *saved);
 

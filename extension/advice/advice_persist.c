@@ -22,6 +22,14 @@
  * since the last start, and the file never reaches a base backup of a
  * running server.
  *
+ * Dropped databases: DROP DATABASE frees the database's entries at its
+ * commit (advice_store.c), so they are not in the file. A standby that
+ * replays a DROP DATABASE runs no hook and keeps them until it stops; so at
+ * start an entry is restored only if its database still has a directory
+ * (base/<oid>, or <oid> under a tablespace's pg_tblspc/<spc>/<version>
+ * directory): the postmaster cannot read pg_database, but DROP DATABASE
+ * and its replay remove those directories before they commit.
+ *
  * Note about locking issues: none are taken. The file is read before any
  * backend exists (the postmaster's shmem_startup_hook) and written after
  * every backend has exited (the postmaster's on_shmem_exit).
@@ -32,8 +40,12 @@
 
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include "catalog/pg_control.h"
+#include "catalog/pg_tablespace_d.h"
 #include "common/controldata_utils.h"
+#include "common/relpath.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "port/pg_crc32c.h"
@@ -57,6 +69,20 @@ typedef struct AdviceFileHeader
 	char		library[16];	/* SFCACHE_VERSION */
 	uint32		entry_size[ADVICE_RECORD_KINDS];
 } AdviceFileHeader;
+
+/* What one restore keeps and drops. */
+typedef struct AdviceRestoreCounts
+{
+	uint32		restored[ADVICE_RECORD_KINDS];
+	uint32		discarded;		/* entries of databases that are gone */
+	HTAB	   *databases;		/* dbid -> exists, as checked */
+} AdviceRestoreCounts;
+
+typedef struct AdviceDatabaseSeen
+{
+	Oid			dbid;			/* hash key */
+	bool		exists;
+} AdviceDatabaseSeen;
 
 /* State of one write of the file. */
 typedef struct AdviceWriter
@@ -218,12 +244,79 @@ advice_file_problem(const char *data, size_t len)
 	return NULL;
 }
 
+static bool
+advice_path_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0;
+}
+
+/* Has database dbid a directory, in pg_default or any other tablespace? */
+static bool
+advice_database_dir_exists(Oid dbid)
+{
+	char	   *path = GetDatabasePath(dbid, DEFAULTTABLESPACE_OID);
+	bool		exists = advice_path_exists(path);
+	DIR		   *dir;
+	struct dirent *de;
+
+	pfree(path);
+	if (exists || (dir = AllocateDir("pg_tblspc")) == NULL)
+		return exists;
+	while (!exists && (de = ReadDir(dir, "pg_tblspc")) != NULL)
+	{
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		path = psprintf("pg_tblspc/%s/%s/%u", de->d_name,
+						TABLESPACE_VERSION_DIRECTORY, dbid);
+		exists = advice_path_exists(path);
+		pfree(path);
+	}
+	FreeDir(dir);
+	return exists;
+}
+
+/* Does the database of a saved entry still exist?  Checked once per dbid. */
+static bool
+advice_database_exists(AdviceRestoreCounts *c, const void *saved)
+{
+	Oid			dbid = AdviceStoreEntryDatabase(saved);
+	AdviceDatabaseSeen *seen;
+	bool		found;
+
+	if (c->databases == NULL)
+	{
+		HASHCTL		info;
+
+		info.keysize = sizeof(Oid);
+		info.entrysize = sizeof(AdviceDatabaseSeen);
+		c->databases = hash_create("sfcache advice databases", 16, &info,
+								   HASH_ELEM | HASH_BLOBS);
+	}
+	seen = hash_search(c->databases, &dbid, HASH_ENTER, &found);
+	if (!found)
+		seen->exists = advice_database_dir_exists(dbid);
+	return seen->exists;
+}
+
+/* Put back one saved entry of a checked file, unless its database is gone. */
+static void
+advice_restore_entry(AdviceRestoreCounts *c, AdviceRecordKind kind,
+					 const void *saved)
+{
+	if (!advice_database_exists(c, saved))
+		c->discarded++;
+	else if (AdviceStoreRestore(kind, saved))
+		c->restored[kind]++;
+}
+
 /*
- * Walk the entries of a checked file; NULL and the counts per kind if its
- * structure is right, else why not. Restores only when restore is true.
+ * Walk the entries of a checked file; NULL if its structure is right, else
+ * why not. Restores (and counts in *c) only when c is not NULL.
  */
 static const char *
-advice_file_entries(const char *data, size_t len, bool restore, uint32 *counts)
+advice_file_entries(const char *data, size_t len, AdviceRestoreCounts *c)
 {
 	size_t		pos = sizeof(AdviceFileHeader);
 	size_t		end = len - sizeof(pg_crc32c);
@@ -237,8 +330,8 @@ advice_file_entries(const char *data, size_t len, bool restore, uint32 *counts)
 		if (kind >= ADVICE_RECORD_KINDS ||
 			end - pos < AdviceStoreEntrySize(kind))
 			return "An entry is of an unknown kind or truncated: the file is corrupt.";
-		if (restore && AdviceStoreRestore(kind, data + pos))
-			counts[kind]++;
+		if (c != NULL)
+			advice_restore_entry(c, kind, data + pos);
 		pos += AdviceStoreEntrySize(kind);
 		total++;
 	}
@@ -284,6 +377,26 @@ advice_read_file(size_t *len)
 	return buf.data;
 }
 
+static void
+advice_log_restored(const AdviceRestoreCounts *c)
+{
+	if (c->discarded == 0)
+		ereport(LOG,
+				(errmsg("restored the index advice from file \"%s\"", ADVICE_FILE),
+				 errdetail("Quals: %u, statements: %u, tables: %u.",
+						   c->restored[ADVICE_RECORD_QUALS],
+						   c->restored[ADVICE_RECORD_STATEMENTS],
+						   c->restored[ADVICE_RECORD_TABLES])));
+	else
+		ereport(LOG,
+				(errmsg("restored the index advice from file \"%s\"", ADVICE_FILE),
+				 errdetail("Quals: %u, statements: %u, tables: %u; %u entries of databases that no longer exist were discarded.",
+						   c->restored[ADVICE_RECORD_QUALS],
+						   c->restored[ADVICE_RECORD_STATEMENTS],
+						   c->restored[ADVICE_RECORD_TABLES],
+						   c->discarded)));
+}
+
 /*
  * Read the file into the (empty) record, then remove it. All or nothing:
  * its structure is checked before anything is restored.
@@ -293,24 +406,21 @@ advice_restore(void)
 {
 	size_t		len;
 	char	   *data = advice_read_file(&len);
-	uint32		counts[ADVICE_RECORD_KINDS] = {0};
+	AdviceRestoreCounts c = {{0}};
 	const char *problem;
 
 	if (data == NULL)
 		return;
 	if ((problem = advice_file_problem(data, len)) != NULL ||
-		(problem = advice_file_entries(data, len, false, counts)) != NULL)
+		(problem = advice_file_entries(data, len, NULL)) != NULL)
 		advice_ignore(problem);
 	else
 	{
-		(void) advice_file_entries(data, len, true, counts);
-		ereport(LOG,
-				(errmsg("restored the index advice from file \"%s\"", ADVICE_FILE),
-				 errdetail("Quals: %u, statements: %u, tables: %u.",
-						   counts[ADVICE_RECORD_QUALS],
-						   counts[ADVICE_RECORD_STATEMENTS],
-						   counts[ADVICE_RECORD_TABLES])));
+		(void) advice_file_entries(data, len, &c);
+		advice_log_restored(&c);
 	}
+	if (c.databases != NULL)
+		hash_destroy(c.databases);
 	pfree(data);
 	/* A new file is written at the next clean shutdown. */
 	unlink(ADVICE_FILE);

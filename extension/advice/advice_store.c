@@ -19,6 +19,9 @@
  * Sizes: sfcache.advice_max quals, a quarter as many statements and tables.
  * When a table is full the least useful tenth of its entries is evicted
  * (fewest rows scanned, fewest calls, fewest writes): recording never fails.
+ * The entries of a database go with it: at the commit of DROP DATABASE
+ * (AdviceStoreForgetDatabase), and at the next start if the drop was
+ * replayed on a standby (advice_persist.c).
  *
  * Note about locking issues: lock 0 of the "sfcache_advice" tranche
  * protects the quals and statements tables, lock 1 the tables table.
@@ -81,6 +84,12 @@ typedef struct AdviceTableEntry
 	AdviceTableKey key;			/* hash key: must be first */
 	AdviceTableStats stats;
 } AdviceTableEntry;
+
+/* Every entry starts with its database (AdviceStoreEntryDatabase). */
+StaticAssertDecl(offsetof(AdviceQualEntry, key.dbid) == 0 &&
+				 offsetof(AdviceStmtEntry, key.dbid) == 0 &&
+				 offsetof(AdviceTableEntry, key.dbid) == 0,
+				 "advice entries start with their database");
 
 static LWLock *advice_lock = NULL;	/* quals and statements */
 static LWLock *advice_table_lock = NULL;	/* tables */
@@ -486,6 +495,39 @@ advice_clear(HTAB *htab)
 		hash_search(htab, entry, HASH_REMOVE, NULL);
 }
 
+/* Remove htab's entries of database dbid (keys start with their dbid). */
+static void
+advice_clear_database(HTAB *htab, Oid dbid)
+{
+	HASH_SEQ_STATUS seq;
+	void	   *entry;
+
+	hash_seq_init(&seq, htab);
+	while ((entry = hash_seq_search(&seq)) != NULL)
+	{
+		if (*(Oid *) entry == dbid)
+			hash_search(htab, entry, HASH_REMOVE, NULL);
+	}
+}
+
+/*
+ * Forget what was recorded in database dbid, which DROP DATABASE has just
+ * removed (core_hooks.c calls this at its commit).
+ */
+void
+AdviceStoreForgetDatabase(Oid dbid)
+{
+	if (advice_quals == NULL)
+		return;
+	LWLockAcquire(advice_lock, LW_EXCLUSIVE);
+	advice_clear_database(advice_quals, dbid);
+	advice_clear_database(advice_stmts, dbid);
+	LWLockRelease(advice_lock);
+	LWLockAcquire(advice_table_lock, LW_EXCLUSIVE);
+	advice_clear_database(advice_tables, dbid);
+	LWLockRelease(advice_table_lock);
+}
+
 /* Forget everything recorded, in every database. */
 void
 AdviceReset(void)
@@ -533,6 +575,19 @@ AdviceStoreEntrySize(AdviceRecordKind kind)
 			return sizeof(AdviceTableEntry);
 	}
 	return 0;
+}
+
+/*
+ * The database of a saved entry (AdviceStoreEntrySize(kind) bytes, maybe
+ * unaligned): every kind's key starts with its dbid.
+ */
+Oid
+AdviceStoreEntryDatabase(const void *saved)
+{
+	Oid			dbid;
+
+	memcpy(&dbid, saved, sizeof(Oid));
+	return dbid;
 }
 
 /*

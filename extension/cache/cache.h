@@ -68,6 +68,7 @@ extern void CacheXactEvent(XactEvent event);
 
 /* cache_store.c: transaction end, frees a database's results after a DROP */
 extern void CacheStoreXactEvent(XactEvent event);
+extern void CacheDatabaseDropped(Oid dbid);
 
 /*
  * cache_inval.c: called once per relation a committed transaction wrote
@@ -466,6 +467,7 @@ extern void CacheStatsCount(SfcCounter counter, uint64 shape);
 extern void CacheStatsBypass(SfcBypass why, uint64 shape);
 extern void CacheStatsStored(uint64 shape, Size bytes);
 extern void CacheStatsRegisterShape(uint64 queryid, const char *query_text, int len);
+extern void CacheStatsForgetDatabase(Oid dbid);
 extern void CacheStatsKeySeen(uint64 shape, CacheKey key);
 extern const char *CacheBypassReasonName(SfcBypass why);
 

@@ -17,6 +17,18 @@
  * all roles alike.  A database where sfcache is not installed has no
  * settings (a schema called sfcache that someone created there is ignored).
  *
+ * Serializable transactions: the settings are configuration, read under a
+ * fresh snapshot whatever the transaction's own, so the read must not take
+ * part in serializable snapshot isolation.  A heap scan under an MVCC
+ * snapshot would take a predicate lock (SIReadLock) on the whole table and
+ * check each tuple for rw-conflicts (predicate.c's SerializationNeededForRead
+ * says yes to any MVCC scan of a user table), and a transaction could then
+ * fail with a serialization error only because another one changed a TTL.
+ * So the table is scanned under SnapshotAny, which predicate.c ignores, and
+ * each tuple is tested against the fresh MVCC snapshot here, under the
+ * buffer's share lock, as pgrowlocks does: the same rows as an MVCC scan,
+ * without predicate locks.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -33,6 +45,7 @@
 #include "commands/extension.h"
 #include "commands/trigger.h"
 #include "fmgr.h"
+#include "storage/bufmgr.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -139,9 +152,27 @@ settings_shape_ok(Relation rel)
 }
 
 /*
- * Read every row of the settings table relid into the hash table, with a
- * heap scan under a fresh snapshot (all committed rows, whatever the role:
- * row security does not apply to a scan below the executor).
+ * Is tup, which the scan just returned from its current buffer, visible to
+ * snapshot?  The buffer is pinned by the scan; the test needs it share-locked
+ * (it may set hint bits).
+ */
+static bool
+tuple_visible(TableScanDesc scan, HeapTuple tup, Snapshot snapshot)
+{
+	Buffer		buf = ((HeapScanDesc) scan)->rs_cbuf;
+	bool		visible;
+
+	LockBuffer(buf, BUFFER_LOCK_SHARE);
+	visible = HeapTupleSatisfiesVisibility(tup, snapshot, buf);
+	LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+	return visible;
+}
+
+/*
+ * Read every row of the settings table relid into the hash table: a heap
+ * scan under SnapshotAny, keeping the rows a fresh MVCC snapshot sees (all
+ * committed rows, whatever the role: row security does not apply to a scan
+ * below the executor), and no predicate lock (see the header comment).
  */
 static void
 load_rows(Oid relid)
@@ -162,7 +193,7 @@ load_rows(Oid relid)
 		return;
 	}
 	snapshot = RegisterSnapshot(GetLatestSnapshot());
-	scan = table_beginscan(rel, snapshot, 0, NULL, 0);
+	scan = table_beginscan(rel, SnapshotAny, 0, NULL, 0);
 	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
 		Datum		values[RS_NATTS];
@@ -170,6 +201,8 @@ load_rows(Oid relid)
 		Oid			setting_relid;
 		RelationSetting *s;
 
+		if (!tuple_visible(scan, tup, snapshot))
+			continue;
 		heap_deform_tuple(tup, RelationGetDescr(rel), values, nulls);
 		if (nulls[RS_ATT_RELID])
 			continue;

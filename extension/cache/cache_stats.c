@@ -315,6 +315,28 @@ hll_estimate(const uint8 *reg)
 	return estimate;
 }
 
+/*
+ * Remove the shapes of database dbid, which DROP DATABASE has just removed.
+ * No backend can be connected to it, so none has them in known_shapes.
+ */
+void
+CacheStatsForgetDatabase(Oid dbid)
+{
+	HASH_SEQ_STATUS seq;
+	Shape	   *s;
+
+	for (int i = 0; i < SHAPE_PARTITIONS; i++)
+		LWLockAcquire(&stats->locks[i].lock, LW_EXCLUSIVE);
+	hash_seq_init(&seq, shapes);
+	while ((s = hash_seq_search(&seq)) != NULL)
+	{
+		if (s->key.dbid == dbid)
+			hash_search(shapes, &s->key, HASH_REMOVE, NULL);
+	}
+	for (int i = SHAPE_PARTITIONS - 1; i >= 0; i--)
+		LWLockRelease(&stats->locks[i].lock);
+}
+
 /* ---- SQL functions ---- */
 
 SFC_FUNCTION_INFO_V1(sfcache_bypass_counts_0_1);

@@ -616,6 +616,18 @@ CacheStoreXactEvent(XactEvent event)
 		CacheStoreFlushDatabase(MyDatabaseId);
 }
 
+/*
+ * The commit of DROP DATABASE (core_hooks.c): free that database's results
+ * and its statement shapes (sfcache.statements), which nothing could use
+ * any more.
+ */
+void
+CacheDatabaseDropped(Oid dbid)
+{
+	CacheStoreFlushDatabase(dbid);
+	CacheStatsForgetDatabase(dbid);
+}
+
 void
 CacheStoreUsage(uint64 *bytes, uint64 *nentries)
 {

@@ -42,14 +42,17 @@
  *		cache (VACUUM and ANALYZE drop results over their tables) and
  *		advice (counts COPY FROM and TRUNCATE).
  *	object_access: the previous hook, then core (an extension created or
- *		dropped, core_extension.c), then cache (ALTER and DROP of
- *		relations, hierarchy changes, code and types that change results).
+ *		dropped, core_extension.c; a database dropped, noted here), then
+ *		cache (ALTER and DROP of relations, hierarchy changes, code and
+ *		types that change results).
  *	transaction callback: advice (forgets sampled statements), then cache
  *		(bumps generations around the commit; at commit, the cache's
  *		invalidation callbacks, which the advice registered, run; a
  *		transaction that created or dropped an extension frees its
  *		database's results), then core (moves the database's extension
- *		epoch, so that other sessions read pg_extension again).
+ *		epoch, so that other sessions read pg_extension again); at the
+ *		commit of DROP DATABASE, cache then advice free what they hold of
+ *		the dropped database (results, statement shapes, advice record).
  *
  * Subsystems that register with PostgreSQL's own registries (relcache and
  * syscache callbacks, custom scan methods, before_shmem_exit) do so in
@@ -61,6 +64,7 @@
 
 #include "access/xact.h"
 #include "catalog/objectaccess.h"
+#include "catalog/pg_database.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
 #include "executor/instrument.h"
@@ -89,6 +93,13 @@ static ExecutorFinish_hook_type prev_ExecutorFinish = NULL;
 static ExecutorEnd_hook_type prev_ExecutorEnd = NULL;
 static ProcessUtility_hook_type prev_ProcessUtility = NULL;
 static object_access_hook_type prev_object_access = NULL;
+
+/*
+ * The database this transaction's DROP DATABASE removes (one at most: it
+ * cannot run in a transaction block), or InvalidOid.  Its OAT_DROP comes
+ * before checks that can still fail, so its entries are freed at commit.
+ */
+static Oid	dropped_database = InvalidOid;
 
 /* ---- shared memory ---- */
 
@@ -345,7 +356,24 @@ sfc_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 	if (prev_object_access)
 		prev_object_access(access, classId, objectId, subId, arg);
 	SfcExtensionObjectAccess(access, classId);
+	if (access == OAT_DROP && classId == DatabaseRelationId)
+		dropped_database = objectId;
 	CacheObjectAccess(access, classId, objectId, subId, arg);
+}
+
+/* At the end of a transaction that ran DROP DATABASE. */
+static void
+database_drop_end(XactEvent event)
+{
+	if (!OidIsValid(dropped_database) ||
+		(event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT))
+		return;
+	if (event == XACT_EVENT_COMMIT)
+	{
+		CacheDatabaseDropped(dropped_database);
+		AdviceStoreForgetDatabase(dropped_database);
+	}
+	dropped_database = InvalidOid;
 }
 
 static void
@@ -355,6 +383,7 @@ sfc_xact_callback(XactEvent event, void *arg)
 	CacheXactEvent(event);
 	CacheStoreXactEvent(event);
 	SfcExtensionXactEvent(event);
+	database_drop_end(event);
 }
 
 /* Install every hook; from _PG_init, after the subsystems' Init. */

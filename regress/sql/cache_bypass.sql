@@ -48,6 +48,17 @@ COMMIT;
 BEGIN ISOLATION LEVEL READ COMMITTED;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT topic FROM lesson WHERE id = 3;
 COMMIT;
+-- ... and the per-relation settings they read while planning take no
+-- predicate lock: the only SIReadLock is on the table the statement scans,
+-- none on sfcache.relation_settings (set_ttl/reset_ttl make this backend
+-- read the settings again, in the SERIALIZABLE transaction)
+SELECT sfcache.set_ttl('lesson', '1 hour');
+SELECT sfcache.reset_ttl('lesson');
+BEGIN ISOLATION LEVEL SERIALIZABLE;
+SELECT count(*) FROM lesson;
+SELECT locktype, relation::regclass FROM pg_locks
+WHERE pid = pg_backend_pid() AND mode = 'SIReadLock' ORDER BY 1, 2::text;
+COMMIT;
 
 -- statements inside functions are not top level
 CREATE FUNCTION lesson_topic(int) RETURNS text LANGUAGE sql STABLE AS

@@ -14,12 +14,13 @@ use Exporter 'import';
 
 our @EXPORT = qw(advisor_node load_lms run_workload run_cache_workload a_minute_ago advisor valgrind_advisor);
 
-# A started cluster with sfcache preloaded, recording every statement.
+# A started cluster with sfcache preloaded, recording every statement;
+# %init goes to init (allows_streaming => 1 for a standby).
 sub advisor_node
 {
-	my ($name) = @_;
+	my ($name, %init) = @_;
 	my $node = PostgreSQL::Test::Cluster->new($name);
-	$node->init;
+	$node->init(%init);
 	$node->append_conf('postgresql.conf', qq{
 shared_preload_libraries = 'sfcache'
 sfcache.advice_sample_rate = 1
