@@ -178,7 +178,7 @@ uninstall-advisor:
 # unknownEvaluationOrder is suppressed: it misreads the compound literals of
 # PostgreSQL's list_makeN() macros.
 lint:
-	cppcheck --quiet --error-exitcode=1 --enable=warning,performance,portability \
+	cppcheck -j $(shell nproc) --quiet --error-exitcode=1 --enable=warning,performance,portability \
 		--std=c99 --inline-suppr --suppress=missingIncludeSystem \
 		--max-configs=1 -D__GNUC__ -D__x86_64__ --suppress=unknownEvaluationOrder \
 		-I extension -I advisor -I $(includedir_server) -I $(includedir_internal) -I $(includedir) \

@@ -14,7 +14,7 @@ use AdvisorTest;
 
 my $node = advisor_node('advice_dropdb', allows_streaming => 1);
 my $file = $node->data_dir . '/pg_stat/sfcache_advice.stat';
-my $lms = slurp_file("$ENV{TESTDIR}/regress/data/advice_lms.sql");
+my $lms = slurp_file(($ENV{TESTDIR} // ".") . "/regress/data/advice_lms.sql");
 my $workload = join(";\n", map { $AdvisorTest::STATEMENTS{$_} } sort keys %AdvisorTest::STATEMENTS) . ";\n";
 
 # The record's entries as the restore counts them: quals, statements, tables.
@@ -64,7 +64,9 @@ is($node->safe_psql('app', qq{
 # Its advice is not in the file a clean stop writes: the file's trailer
 # counts app's entries only (10 quals, 4 statements, 1 table).
 $node->stop;
-my $data = slurp_file($file, ':raw');
+open(my $fh, '<:raw', $file) or die "could not open $file: $!";
+my $data = do { local $/; <$fh> };
+close($fh);
 is(unpack('V', substr($data, -8, 4)), 15,
 	'the file a clean stop writes holds only the remaining database\'s advice');
 my $offset = -s $node->logfile;
