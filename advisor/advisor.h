@@ -100,6 +100,18 @@ typedef struct IndexDef
 	int			has_extra;		/* INCLUDE, WITH, ... after the keys */
 } IndexDef;
 
+/* Which part of a Django model an existing index comes from (owners.c). */
+typedef enum DjangoKind
+{
+	DJANGO_NONE,				/* not Django's */
+	DJANGO_FOREIGN_KEY,			/* "<table>_<column>_<digest>", a foreign key */
+	DJANGO_DB_INDEX,			/* the same name, no foreign key: db_index */
+	DJANGO_LIKE,				/* "..._like": db_index's pattern_ops twin */
+	DJANGO_INDEX_TOGETHER,		/* "<table>_<columns>_<digest>_idx" */
+	DJANGO_META_INDEX,			/* Meta.indexes entry named by Django */
+	DJANGO_APP_TABLE			/* another on an app's table: named entry */
+} DjangoKind;
+
 /* An index that exists already. */
 typedef struct ExistingIndex
 {
@@ -113,7 +125,7 @@ typedef struct ExistingIndex
 	int			constraint;		/* backs a constraint: never dropped */
 	char	   *constraint_name;	/* that constraint, or NULL */
 	char	   *django_app;		/* on a table of this Django app, or NULL */
-	int			fk_index;		/* named as Django names a ForeignKey's */
+	DjangoKind	django_kind;	/* what of a model made it (owners.c) */
 	int			kept;			/* owned: never dropped by this run */
 } ExistingIndex;
 
@@ -274,6 +286,7 @@ extern void consolidate(Workload *w, const AdvisorOptions *opts);
 extern bool django_migrations_readable(PGconn *conn, bool *readable);
 extern bool owners_read(PGconn *conn, Workload *w);
 extern void owner_text(const ExistingIndex *e, PQExpBuffer b);
+extern void owner_model_change(const ExistingIndex *e, PQExpBuffer b);
 
 /* naming.c */
 extern bool name_indexes(PGconn *conn, Workload *w);

@@ -7,7 +7,7 @@
  *		among its own) is merged into it with its evidence; an existing plain btree index
  *		that a suggestion strictly extends is marked redundant (never a
  *		unique one or one that backs a constraint, never by a partial
- *		index; in --format=django never one Django's migrations created,
+ *		index, never one of another operator class or collation; in --format=django never one Django's migrations created,
  *		unless --replace-owned: owners.c); then the budget (--max-indexes, --max-size), which the
  *		extension's configuration search already respected, is checked
  *		again in the order of estimated cost saved per byte of index.
@@ -195,6 +195,58 @@ merge_prefixes(Workload *w)
 		}
 }
 
+/* Strip a trailing word from s[0..*len) if it ends with it. */
+static void
+strip_suffix(const char *s, int *len, const char *word)
+{
+	int			wlen = strlen(word);
+
+	if (*len >= wlen && strncmp(s + *len - wlen, word, wlen) == 0)
+		*len -= wlen;
+}
+
+/*
+ * Whether key element ea of a (bare key ka) has the same collation and
+ * operator class as eb (bare key kb): what follows the key, less the
+ * ordering the server prints last ("DESC NULLS LAST"), which a btree scan
+ * serves either way. A "_like" index (varchar_pattern_ops) serves LIKE
+ * 'x%' and no suggestion on the default class makes it redundant.
+ */
+static int
+same_opclass(const char *ea, const char *ka, const char *eb, const char *kb)
+{
+	const char *ra = ea + strlen(ka);
+	const char *rb = eb + strlen(kb);
+	int			la = strlen(ra);
+	int			lb = strlen(rb);
+
+	strip_suffix(ra, &la, " NULLS FIRST");
+	strip_suffix(ra, &la, " NULLS LAST");
+	strip_suffix(ra, &la, " DESC");
+	strip_suffix(ra, &la, " ASC");
+	strip_suffix(rb, &lb, " NULLS FIRST");
+	strip_suffix(rb, &lb, " NULLS LAST");
+	strip_suffix(rb, &lb, " DESC");
+	strip_suffix(rb, &lb, " ASC");
+	return la == lb && strncmp(ra, rb, la) == 0;
+}
+
+/* Whether e's keys are a strict prefix of a's, with the same classes. */
+static int
+strict_prefix(const IndexDef *e, const IndexDef *a)
+{
+	int			i;
+
+	if (e->keys.n >= a->keys.n || !prefix_of(&e->keys, &a->keys) ||
+		e->elems.n != e->keys.n || a->elems.n != a->keys.n)
+		return 0;
+	for (i = 0; i < e->keys.n; i++)
+		if (!same_opclass(e->elems.items[i], e->keys.items[i],
+						  a->elems.items[i], a->keys.items[i]))
+			return 0;
+	return 1;
+}
+
 /* Whether existing index e may be dropped once suggestion a exists. */
 static int
 made_redundant(const ExistingIndex *e, const Advice *a)
@@ -204,7 +256,7 @@ made_redundant(const ExistingIndex *e, const Advice *a)
 		strcmp(a->def.am, "btree") == 0 &&
 		!e->unique && !e->constraint && e->valid &&
 		e->def.pred == NULL && !e->def.has_extra && a->def.pred == NULL &&
-		e->def.keys.n < a->def.keys.n && prefix_of(&e->def.keys, &a->def.keys);
+		strict_prefix(&e->def, &a->def);
 }
 
 static void
@@ -287,7 +339,7 @@ mark_kept(Workload *w, const AdvisorOptions *opts)
 	int			i;
 
 	for (i = 0; i < w->nexisting; i++)
-		w->existing[i].kept = w->existing[i].django_app != NULL &&
+		w->existing[i].kept = w->existing[i].django_kind != DJANGO_NONE &&
 			opts->format == FORMAT_DJANGO && !opts->replace_owned;
 }
 

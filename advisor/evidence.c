@@ -115,13 +115,11 @@ redundant_lines(const Workload *w, const Advice *a, int replace, PQExpBuffer b,
 		appendPQExpBuffer(b, "makes redundant: existing index %s (%s), ", e->name,
 						  e->tail ? e->tail : "?");
 		owner_text(e, b);
-		if (e->kept && e->fk_index)
-			appendPQExpBufferStr(b, ": kept; to drop it, set db_index=False on that ForeignKey "
-								 "and run makemigrations, or pass --replace-owned");
-		else if (e->kept)
-			appendPQExpBufferStr(b, ": kept; to drop it, remove it from the model "
-								 "(db_index=False, Meta.indexes) and run makemigrations, "
-								 "or pass --replace-owned");
+		if (e->kept)
+		{
+			appendPQExpBufferStr(b, ": kept; ");
+			owner_model_change(e, b);
+		}
 		else
 			appendPQExpBuffer(b, ": %s", replace ? "dropped after the CREATE" :
 							  "run with --replace to drop it");

@@ -24,6 +24,18 @@
  *	removal		each chosen index, last chosen first, is dropped if the
  *				configuration without it loses less than that bar (an
  *				index a later, broader one made worthless).
+ *	narrowing	each chosen btree index is replaced by a narrower form
+ *				of it in the pool (its keys lead the index's, its
+ *				INCLUDE columns are among the index's, same predicate,
+ *				smaller) when, in the configuration without it, the
+ *				narrower one saves at least as much per byte and still
+ *				clears the bar: the width must earn its bytes at the
+ *				rate of the index it widens.  The greedy pass compares
+ *				forms at the step it chooses, when other indexes chosen
+ *				since may not yet be there: a covering variant chosen
+ *				while a GIN index the removal later drops still served
+ *				one statement is kept otherwise.  Of several such forms
+ *				the one that saves the most.
  *	attribution	every statement is planned once more under the final
  *				configuration; its saving is split evenly among the chosen
  *				indexes its plan uses.  That is each index's marginal
@@ -36,7 +48,7 @@
  * GIN, which inserts a key per element; writes are counted in full and
  * reads sampled, so the writes are weighted by sfcache.advice_sample_rate.
  *
- * Work: the greedy and removal passes stop at sfcache.advice_max_plannings
+ * Work: the greedy, removal and narrowing passes stop at sfcache.advice_max_plannings
  * plannings (the search is then marked truncated and keeps what it chose);
  * the attribution plans each statement once more.
  *
@@ -373,6 +385,169 @@ search_remove(Search *s)
 	}
 }
 
+/* Same operator class (or none) on two keys. */
+static bool
+search_same_opclass(AdviceQual *a, AdviceQual *b)
+{
+	if (a->opclass == NULL || b->opclass == NULL)
+		return a->opclass == b->opclass;
+	return strcmp(a->opclass, b->opclass) == 0;
+}
+
+/* The WHERE clause of a candidate's DDL, or "". */
+static const char *
+search_where(AdviceCandidate *c)
+{
+	const char *w = strstr(c->ddl, " WHERE ");
+
+	return w != NULL ? w : "";
+}
+
+/*
+ * Is n a narrower form of btree index c: same table, its keys lead c's,
+ * its INCLUDE columns are among c's, the same predicate, fewer columns and
+ * fewer bytes?
+ */
+static bool
+search_narrower(AdviceCandidate *n, AdviceCandidate *c)
+{
+	ListCell   *ln;
+	ListCell   *lc;
+
+	if (n == c || n->chosen || n->gin || c->gin || n->relid != c->relid ||
+		list_length(n->keys) > list_length(c->keys) ||
+		list_length(n->keys) + list_length(n->include) >=
+		list_length(c->keys) + list_length(c->include) ||
+		WhatifSizeBytes(n->windex) >= WhatifSizeBytes(c->windex) ||
+		strcmp(search_where(n), search_where(c)) != 0)
+		return false;
+	forboth(ln, n->keys, lc, c->keys)
+	{
+		/* cppcheck-suppress nullPointerRedundantCheck ; forboth stops at NULL */
+		if (!AdviceSameKey(lfirst(ln), lfirst(lc)) ||
+			!search_same_opclass(lfirst(ln), lfirst(lc)))
+			return false;
+	}
+	foreach(ln, n->include)
+	{
+		if (!list_member_int(c->include, lfirst_int(ln)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The saving of c added to the configuration rest, whose costs per
+ * statement are without[]; c's costs go into c->costs, the cost before of
+ * the statements it improves into *improved.
+ */
+static double
+search_gain_over(Search *s, AdviceCandidate *c, List *rest, const double *without,
+				 double *improved)
+{
+	List	   *with = lappend(list_copy(rest), c);
+	double		gain = 0;
+	ListCell   *lc;
+
+	*improved = 0;
+	foreach(lc, s->ctx->planned)
+	{
+		AdvicePlanned *p = lfirst(lc);
+		int			i = foreach_current_index(lc);
+
+		c->costs[i] = search_scans(p, c) ? search_cost(s, p, with, NULL) : without[i];
+		if (c->costs[i] < without[i])
+		{
+			gain += p->stmt->calls * (without[i] - c->costs[i]);
+			*improved += p->stmt->calls * (without[i] + ADVICE_STATEMENT_COST);
+		}
+	}
+	list_free(with);
+	return gain - search_upkeep(s, c);
+}
+
+/*
+ * The narrowest worthwhile replacement for chosen index c: the narrower
+ * form that saves the most among those saving at least as much per byte
+ * as c in the configuration without c, or NULL (also when the planning
+ * bound is reached: the search is then truncated).
+ */
+static AdviceCandidate *
+search_narrow_one(Search *s, AdviceCandidate *c)
+{
+	List	   *rest = list_delete_ptr(list_copy(s->config), c);
+	double	   *without = palloc(sizeof(double) * s->n);
+	AdviceCandidate *best = NULL;
+	double		best_gain = 0;
+	double		gain_c;
+	double		improved;
+	ListCell   *lc;
+
+	foreach(lc, s->ctx->planned)
+	{
+		AdvicePlanned *p = lfirst(lc);
+		int			i = foreach_current_index(lc);
+
+		without[i] = search_scans(p, c) ? search_cost(s, p, rest, NULL) : s->cur[i];
+	}
+	gain_c = search_gain_over(s, c, rest, without, &improved);
+	foreach(lc, s->pool)
+	{
+		AdviceCandidate *n = lfirst(lc);
+		double		gain_n;
+
+		if (!search_narrower(n, c))
+			continue;
+		if (s->work->plannings + search_need(s, n) > s->work->max_plannings)
+		{
+			s->work->truncated = true;
+			return NULL;
+		}
+		gain_n = search_gain_over(s, n, rest, without, &improved);
+		if (search_worth(s, gain_n, improved) &&
+			gain_n / (double) Max(WhatifSizeBytes(n->windex), 1) >=
+			gain_c / (double) Max(WhatifSizeBytes(c->windex), 1) &&
+			(best == NULL || gain_n > best_gain))
+		{
+			best = n;
+			best_gain = gain_n;
+		}
+	}
+	if (best != NULL)
+	{
+		/* best->costs were overwritten by the later evaluations */
+		search_gain_over(s, best, rest, without, &improved);
+		memcpy(s->cur, best->costs, sizeof(double) * s->n);
+	}
+	list_free(rest);
+	pfree(without);
+	return best;
+}
+
+/* The narrowing pass: each chosen btree index, in turn, as narrow as it pays. */
+static void
+search_narrow(Search *s)
+{
+	ListCell   *lc;
+
+	foreach(lc, s->config)
+	{
+		AdviceCandidate *c = lfirst(lc);
+		AdviceCandidate *n;
+
+		if (c->gin || s->work->plannings + search_need(s, c) > s->work->max_plannings)
+			continue;
+		while ((n = search_narrow_one(s, c)) != NULL)
+		{
+			c->chosen = false;
+			n->chosen = true;
+			n->upkeep = search_upkeep(s, n);
+			lfirst(lc) = n;
+			c = n;
+		}
+	}
+}
+
 /*
  * Plan every statement under the final configuration and split each one's
  * saving among the indexes its plan uses; set the work's totals.
@@ -476,6 +651,7 @@ AdviceSearch(AdviceContext *ctx, const AdviceSearchLimits *limits,
 	work->candidates = list_length(s.pool);
 	search_greedy(&s);
 	search_remove(&s);
+	search_narrow(&s);
 	search_attribute(&s);
 	foreach(lc, s.config)
 	{

@@ -22,8 +22,8 @@ CREATE TABLE lms_notification (
 	is_deleted boolean NOT NULL DEFAULT false,
 	created_at timestamptz NOT NULL
 );
--- Django's index for a foreign key
-CREATE INDEX lms_notification_user_id_5e1a1b2c ON lms_notification (user_id);
+-- Django's index for Notification.user_id (db_index=True), named as Django 3.2 names it
+CREATE INDEX lms_notification_user_id_d774485f ON lms_notification (user_id);
 
 INSERT INTO lms_university (name) SELECT 'university ' || i FROM generate_series(1, 50) i;
 INSERT INTO lms_announcement (university_id, title, scope_ids, tags, is_deleted, display_time, end_date)

@@ -37,7 +37,7 @@ command_checks_all(valgrind_advisor($conn),
 		qr/^-- estimated cost before → after: [\d.]+ → [\d.]+ \(\d+% less\)$/m,
 		qr/^-- estimated size: [\d.]+ (bytes|kB|MB)$/m,
 		qr/^-- key columns: "?user_id"? \(n_distinct 200\), "?status"? \(n_distinct 3\)/m,
-		qr/^-- makes redundant: existing index lms_notification_user_id_5e1a1b2c \(btree \(user_id\)\), owned by no constraint or migration the advisor knows of: run with --replace to drop it$/m,
+		qr/^-- makes redundant: existing index lms_notification_user_id_d774485f \(btree \(user_id\)\), owned by no constraint or migration the advisor knows of: run with --replace to drop it$/m,
 		qr/^-- Cache settings: .*\n.*\nSELECT EXISTS \(SELECT FROM pg_catalog\.pg_extension WHERE extname OPERATOR\(pg_catalog\.=\) 'sfcache'\) AS sfcache_installed \\gset\n\\if :sfcache_installed\n\n-- exclude public\.lms_event_log: the table is written [\d.]+ times a minute \(600 writes\) and no statement compares a column that can be tracked with = to varying values\n-- statements: 1, 2 calls \(sampled\)\n-- {3}query id -?\d+ \(result cache: \d+ calls, \d+ hits\): SELECT count\(\*\) FROM lms_event_log WHERE id > 0\n-- result cache: no result of these statements stored \(sfcache\.statements\): this rests on the write rate alone\nSELECT sfcache\.exclude\('"public"\."lms_event_log"'::regclass\);\n\n-- track public\.lms_receipt\.user_id: the table is written [\d.]+ times a minute \(20 writes\); statements compare the column with = to varying values\n-- statements: 1, 20 calls \(sampled\)\n-- {3}query id -?\d+ \(result cache: \d+ calls, \d+ hits\): SELECT count\(\*\) FROM lms_receipt WHERE user_id = \d\nSELECT sfcache\.track\('"public"\."lms_receipt"'::regclass, 'user_id'\);\n\\endif\n\z/m,
 	],
 	[qr/^sfcache-advisor: 4 indexes and 2 cache settings suggested/],
@@ -79,11 +79,11 @@ is($doc->{database}, 'app', 'json: database');
 is(scalar @{ $doc->{indexes} }, 4, 'json: four indexes');
 my ($n) = grep { $_->{table} eq 'lms_notification' } @{ $doc->{indexes} };
 is_deeply($n->{keys}, [ 'user_id', 'status', 'is_deleted' ], 'json: keys');
-is($n->{makes_redundant}[0]{name}, 'lms_notification_user_id_5e1a1b2c', 'json: made redundant');
+is($n->{makes_redundant}[0]{name}, 'lms_notification_user_id_d774485f', 'json: made redundant');
 is($n->{makes_redundant}[0]{owner}, 'owned by no constraint or migration the advisor knows of', 'json: its owner');
 ok(!$n->{makes_redundant}[0]{kept}, 'json: not kept');
 is(scalar @{ $n->{up} }, 2, 'json: CREATE and DROP with --replace');
-like($n->{up}[1], qr/^DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_5e1a1b2c";$/, 'json: DROP after CREATE');
+like($n->{up}[1], qr/^DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_d774485f";$/, 'json: DROP after CREATE');
 ok($n->{rows_scanned} > $n->{rows_returned} && $n->{cost_after} < $n->{cost_before} && $n->{estimated_size} > 0,
 	'json: evidence');
 is_deeply([ map { "$_->{action} $_->{table} " . ($_->{column} // 'null') } @{ $doc->{cache_settings} } ],
@@ -111,12 +111,12 @@ like($py, qr/^from django\.db import migrations\n\n\nclass Migration\(migrations
 	'django: atomic = False');
 like($py, qr/^        \('lms', '0001_initial'\),$/m, 'django: depends on the latest migration');
 like($py, qr/migrations\.RunSQL\(\n            sql=\[\n                'CREATE INDEX CONCURRENTLY IF NOT EXISTS "lms_notification_user_id_status_is_deleted_idx" [^\n]+',\n            \],\n            reverse_sql=\[\n                'DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_status_is_deleted_idx";',\n            \],\n        \),/,
-	'django: RunSQL with sql and reverse_sql; --replace keeps the ForeignKey index Django created');
-like($py, qr/^        # makes redundant: existing index lms_notification_user_id_5e1a1b2c \(btree \(user_id\)\), created by Django's migrations of app lms \(a ForeignKey's index\): kept; to drop it, set db_index=False on that ForeignKey and run makemigrations, or pass --replace-owned$/m,
+	'django: RunSQL with sql and reverse_sql; --replace keeps the db_index index Django created');
+like($py, qr/^        # makes redundant: existing index lms_notification_user_id_d774485f \(btree \(user_id\)\), created by Django's migrations of app lms: db_index=True on field user_id of model lms\.notification: kept; to drop it, set db_index=False on that field and run makemigrations, or pass --replace-owned$/m,
 	'django: names the owner and says how to change the model');
 command_checks_all(advisor('--format=django', '--app=lms', '--replace-owned', $conn),
-	0, [qr/^                'DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_5e1a1b2c";',$/m,
-		qr/created by Django's migrations of app lms \(a ForeignKey's index\): dropped after the CREATE$/m],
+	0, [qr/^                'DROP INDEX CONCURRENTLY IF EXISTS "public"\."lms_notification_user_id_d774485f";',$/m,
+		qr/created by Django's migrations of app lms: db_index=True on field user_id of model lms\.notification: dropped after the CREATE$/m],
 	[qr/suggested/], 'django: --replace-owned drops it, naming its owner');
 like($py, qr/\n        # track public\.lms_receipt\.user_id: [^\n]+\n(        # [^\n]+\n)+        migrations\.RunSQL\(\n            sql=\[\n                'DO \\'BEGIN IF EXISTS \(SELECT FROM pg_catalog\.pg_extension WHERE extname OPERATOR\(pg_catalog\.=\) \\'\\'sfcache\\'\\'\) THEN PERFORM sfcache\.track\(\\'\\'"public"\."lms_receipt"\\'\\'::regclass, \\'\\'user_id\\'\\'\); END IF; END\\';',\n            \],\n            reverse_sql=\[\n                'DO \\'BEGIN IF EXISTS [^\n]+ THEN PERFORM sfcache\.untrack\(\\'\\'"public"\."lms_receipt"\\'\\'::regclass, \\'\\'user_id\\'\\'\); END IF; END\\';',\n            \],\n        \),/,
 	'django: track with its evidence and its reverse, quotes escaped');
@@ -168,7 +168,7 @@ command_checks_all(advisor($conn),
 
 ($ret, $err) = psql_file($down);
 is($ret, 0, 'the down migration applies with psql');
-is($node->safe_psql('app', $indexes), 'lms_notification_user_id_5e1a1b2c',
+is($node->safe_psql('app', $indexes), 'lms_notification_user_id_d774485f',
 	'down drops the new indexes and recreates the replaced one');
 is($node->safe_psql('app', 'SELECT count(*) FROM sfcache.tracked_columns'), '0', 'user_id untracked');
 is($node->safe_psql('app', 'SELECT count(*) FROM sfcache.relation_settings WHERE excluded'), '0',

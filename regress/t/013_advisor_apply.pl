@@ -40,7 +40,7 @@ is($node->safe_psql('app', q{
 	SELECT count(*) FILTER (WHERE x.indisvalid), count(*) FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid
 	WHERE i.relname IN ('lms_announcement_scope_ids_gin_idx', 'lms_announcement_tags_gin_idx',
 		'lms_announcement_university_id_display_time_partial_idx', 'lms_notification_user_id_status_is_deleted_idx',
-		'lms_notification_user_id_5e1a1b2c')}),
+		'lms_notification_user_id_d774485f')}),
 	'4|4', 'four valid indexes built, the redundant one dropped');
 is($node->safe_psql('app', q{SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'}),
 	'0', 'the advisory lock is released');

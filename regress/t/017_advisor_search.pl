@@ -1,7 +1,10 @@
 # The advisor and the extension's configuration search: the search's work
 # in the header, each index's marginal benefit (its share of the
 # configuration's saving) and upkeep in the evidence and in JSON, budgets
-# spent by the search, and an INCLUDE index written, applied and reversed.
+# spent by the search, and an INCLUDE index written, applied and reversed
+# (ranges of distinct posts in no order of the heap: each row a heap fetch
+# without INCLUDE, and an int4 INCLUDE column that fills an int4 key's
+# padding costs no bytes, so the covering variant is the one that pays).
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -19,7 +22,7 @@ $node->safe_psql('app', q{
 	CREATE TABLE vote (id bigserial PRIMARY KEY, post_id int NOT NULL, kind text NOT NULL,
 		weight int NOT NULL, body text NOT NULL);
 	INSERT INTO vote (post_id, kind, weight, body)
-	SELECT g % 30, CASE WHEN g % 3 = 0 THEN 'down' ELSE 'up' END, g % 5, repeat('x', 100)
+	SELECT (g * 7919) % 30000, CASE WHEN g % 3 = 0 THEN 'down' ELSE 'up' END, g % 5, repeat('x', 100)
 	FROM generate_series(1, 30000) g;
 	CREATE TABLE post (id bigserial PRIMARY KEY, tags jsonb NOT NULL);
 	INSERT INTO post (tags) SELECT jsonb_build_array(g % 400) FROM generate_series(1, 20000) g;
@@ -29,7 +32,7 @@ $node->safe_psql('app', q{
 my $sql = "SET sfcache.cache = off;\n";
 foreach my $p (1 .. 4)
 {
-	$sql .= "SELECT sum(weight) FROM vote WHERE post_id = $p AND kind = 'up';\n";
+	$sql .= "SELECT sum(weight) FROM vote WHERE post_id BETWEEN ${p}000 AND ${p}300 AND kind = 'up';\n";
 	$sql .= "SELECT count(*) FROM post WHERE tags \@> '[$p]';\n";
 }
 $node->safe_psql('app', $sql);
