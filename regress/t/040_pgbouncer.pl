@@ -22,6 +22,11 @@ $pgbouncer = 'pgbouncer' unless -x $pgbouncer;
 die 'pgbouncer is not installed (Debian package pgbouncer)'
   unless system("$pgbouncer --version >/dev/null 2>&1") == 0;
 
+# libpq 19 opens with the "grease" protocol version 3.9999 to test that
+# servers negotiate; PgBouncer 1.18 (Debian 12's) closes such connections
+# ("bad packet header"). Clients of an older PgBouncer ask for 3.0.
+$ENV{PGMAXPROTOCOLVERSION} = '3.0';
+
 my $node = PostgreSQL::Test::Cluster->new('db');
 $node->init;
 $node->append_conf('postgresql.conf',
