@@ -32,6 +32,9 @@ CACHE_OBJS = \
 	extension/cache/cache_explain.o \
 	extension/cache/cache_guc.o \
 	extension/cache/cache_init.o \
+	extension/cache/cache_inval_commit.o \
+	extension/cache/cache_inval_counters.o \
+	extension/cache/cache_inval_hooks.o \
 	extension/cache/cache_inval_writeset.o \
 	extension/cache/cache_key.o \
 	extension/cache/cache_key_memo.o \

@@ -57,20 +57,22 @@ extern void CacheExplainUtilityEnd(bool saved);
 extern bool CacheExplaining(void);
 extern int	CacheExplainLocation(void);
 
-/* cache_inval.c: where writes are seen, and the commit protocol */
+/* cache_inval_hooks.c: where writes are seen */
 extern void CacheExecutorStart(QueryDesc *queryDesc, int eflags);
 extern bool CacheUtilityWritesBegin(Node *stmt);
 extern void CacheUtilityWritesEnd(bool commit_prepared);
 extern void CacheUtilityDone(Node *stmt);
 extern void CacheObjectAccess(ObjectAccessType access, Oid classId,
 							  Oid objectId, int subId, void *arg);
+
+/* cache_inval_commit.c: the commit protocol's transaction callback */
 extern void CacheXactEvent(XactEvent event);
 
 /* cache_store.c: transaction end, frees a database's results after a DROP */
 extern void CacheStoreXactEvent(XactEvent event);
 
 /*
- * cache_inval.c: called once per relation a committed transaction wrote
+ * cache_inval_commit.c: called once per relation a committed transaction wrote
  * (so invalidated), after its commit became visible. Other subsystems
  * register one from their Init (the index advice counts invalidations).
  */
@@ -79,7 +81,7 @@ typedef void (*CacheInvalidationCallback) (Oid relid);
 extern void CacheRegisterInvalidationCallback(CacheInvalidationCallback callback);
 
 /*
- * cache_inval.c: told of each commit that invalidates something, to carry
+ * cache_inval_commit.c: told of each commit that invalidates something, to carry
  * it to other nodes (the Redis bus, extension/bus). BEGIN comes before the
  * commit record is written, DONE after the commit became visible (with the
  * database, the relations, whether everything was invalidated, and an LSN
@@ -348,7 +350,7 @@ extern void CacheRelationSettingsInit(void);
 extern bool CacheRelationIsExcluded(Oid relid);
 extern int	CacheRelationTtl(Oid relid);
 
-/* ---- invalidation (cache_inval.c) ---- */
+/* ---- invalidation counters (cache_inval_counters.c) ---- */
 
 #define SFC_MAX_RELS 64			/* a statement reading more is not cached */
 #define SFC_MAX_COUNTERS 256	/* counters one result depends on; beyond,
@@ -366,20 +368,39 @@ typedef struct GenSnapshot
 } GenSnapshot;
 
 extern const SfcShmemPart CacheInvalShmemPart;
+extern uint32 CacheGenSlotFor(Oid dbid, Oid relid);
 extern uint32 CacheAnyRowCounter(Oid relid);
 extern uint32 CacheWholeRelationCounter(Oid relid);
 extern uint32 CacheTagCounter(Oid relid, const char *attname, uint32 valuehash);
-extern void CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash);
-extern void CacheNoteUncapturedRow(Oid relid);
 extern bool CacheGenSnapshotTake(const uint32 *counters, int ncounters, GenSnapshot *snap);
 extern bool CacheGenSnapshotIsCurrent(const GenSnapshot *snap);
 extern bool CacheGensAreCurrent(uint64 global_gen, int nslots, const uint32 *slots,
 								const uint64 *gens);
+extern void CacheCountersBeforeCommit(const CounterSet *counters, bool global);
+extern void CacheCountersAfterCommit(const CounterSet *counters, bool global);
+extern void CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids);
+extern void CacheInvalidateAllNow(void);
+
+/* ---- the transaction's write set (cache_inval_writeset.c) ---- */
+
+extern void CacheNoteRelationWrite(Oid relid);
+extern void CacheNoteRowWrite(Oid relid);
+extern void CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash);
+extern void CacheNoteUncapturedRow(Oid relid);
+extern void CacheNotePlanChange(Oid relid);
+extern void CacheNoteGlobalWrite(void);
 extern bool CacheTransactionWroteAny(List *relids);
 extern void CacheInvalidateRelationNow(Oid relid);
-extern void CacheInvalidateAllNow(void);
-extern uint32 CacheGenSlotFor(Oid dbid, Oid relid);
-extern void CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids);
+extern const CounterSet *CacheWrittenCounters(void);
+extern bool CacheWroteGlobal(void);
+extern List *CacheWrittenRelations(void);
+extern List *CachePlanChangedRelations(void);
+extern void CacheForgetWrites(void);
+
+/* ---- the commit protocol (cache_inval_commit.c), for COMMIT PREPARED ---- */
+
+extern void CacheCommitPreparedBegin(void);
+extern void CacheCommitPreparedEnd(void);
 
 /* ---- admission (cache_admit.c) ---- */
 
