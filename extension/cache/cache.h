@@ -448,7 +448,22 @@ extern SfcBypass CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
 										  const CachedResult *result,
 										  const StringInfoData *windows, int ttl_s,
 										  bool keep);
-extern void CacheSingleflightAbandon(CacheKey key, SfcBypass why);
+
+/*
+ * How a leader gives its key up (CacheSingleflightAbandon), and so how the
+ * followers waiting on it go on.
+ */
+typedef enum SfcAbandon
+{
+	SFC_ABANDON_RETRY,			/* it failed, or nobody is to keep its result:
+								 * a follower looks the key up again (one
+								 * leads) */
+	SFC_ABANDON_RUN_ALONE		/* its result cannot be stored: the followers
+								 * run by themselves, bypassing for its reason */
+} SfcAbandon;
+
+extern void CacheSingleflightInit(void);
+extern void CacheSingleflightAbandon(CacheKey key, SfcAbandon how, SfcBypass why);
 extern void CacheFlushAll(void);
 
 /* ---- statistics (cache_stats.c) ---- */
@@ -509,48 +524,60 @@ extern void CacheScanInit(void);
 
 /* ---- the store (cache_store.c), as seen by cache_singleflight.c ---- */
 
+/* An entry's state: cache_singleflight.c alone changes it. */
 typedef enum EntryState
 {
-	ENTRY_FREE,					/* on the free list */
+	ENTRY_FREE = 0,				/* on the free list (a zeroed slot is free) */
 	ENTRY_COMPUTING,			/* a leader is computing the result */
 	ENTRY_READY					/* the result can be served */
 } EntryState;
 
-/* How a computing entry ended, for the followers that waited on it. */
-typedef enum EntryEnding
-{
-	ENDING_RETRY,				/* leader failed: one follower takes over */
-	ENDING_RUN_ALONE			/* result not storable: followers run alone */
-} EntryEnding;
-
 /*
- * One cache entry. The fields are protected by the partition lock of the
- * entry's key (CacheStorePartitionLock(hashcode)); the condition variable is the
- * entry slot's and outlives any one key, so a follower may sleep on it
- * without holding a lock.
+ * One cache entry slot. The fields are protected by the partition lock of
+ * the entry's key (CacheStorePartitionLock(hashcode)); the condition
+ * variable is the slot's and outlives any one key, so a follower may sleep
+ * on it without holding a lock. The store (cache_store.c) maps keys to
+ * slots and keeps the results; the state, the leader, the waiters and how
+ * the last entry ended are singleflight's (cache_singleflight.c).
  */
 typedef struct CacheEntry
 {
 	CacheKey	key;
 	uint32		hashcode;
 	Oid			dbid;			/* database of the leader that stored it */
-	EntryState	state;
-	bool		transient;		/* coalesce mode: free once waiters have read */
-	int			leader_pid;
-	int			waiters;		/* followers waiting on this entry */
+	EntryState	state;			/* singleflight's */
+	bool		transient;		/* singleflight's: free once waiters have read */
+	int			leader_pid;		/* singleflight's */
+	int			waiters;		/* singleflight's: followers waiting on it */
 	uint64		shape;			/* query id, for per-statement counters */
 	dsa_pointer data;			/* ResultHeader followed by tuples */
 	Size		size;
 	TimestampTz expires_at;
 	TimestampTz stored_at;		/* when its result was attached */
 	pg_atomic_uint32 referenced;	/* CLOCK bit */
-	/* how the last computing entry for last_key ended */
+	/* singleflight's: how the last entry for last_key ended */
 	CacheKey	last_key;
-	EntryEnding last_ending;
-	SfcBypass	last_reason;
+	SfcAbandon	last_ending;	/* RETRY too when evicted or replaced */
+	SfcBypass	last_reason;	/* for SFC_ABANDON_RUN_ALONE */
 	int32		next_free;
 	ConditionVariable cv;
 } CacheEntry;
+
+/*
+ * What the store asks of the owner of entry states (cache_singleflight.c
+ * registers it from CacheSingleflightInit) when it takes a slot back to
+ * make room or to flush: whether an entry may go (ready, nobody waiting),
+ * and to let it go (ready -> free, ending with CacheStoreRemove). Both are
+ * called with the entry's partition lock held exclusively; evictable is
+ * also called without it, as a hint that spares taking the lock.
+ */
+typedef struct CacheEntryOwner
+{
+	bool		(*evictable) (const CacheEntry *entry);
+	void		(*evict) (CacheEntry *entry);
+} CacheEntryOwner;
+
+extern void CacheStoreSetOwner(const CacheEntryOwner *owner);
 
 extern uint32 CacheStoreHashKey(CacheKey key);
 extern LWLock *CacheStorePartitionLock(uint32 hashcode);
@@ -569,7 +596,6 @@ extern bool CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now,
 									 SfcCounter *why_not);
 extern void CacheStoreCopyResult(CacheEntry *entry, CachedResult *out);
 extern void CacheStoreFlush(void);
-extern void CacheStoreFlushDatabase(Oid dbid);
 extern void CacheStoreUsage(uint64 *bytes, uint64 *entries);
 
 /* ---- the custom scan (cache_scan.c, cache_run.c) ---- */
