@@ -568,8 +568,7 @@ typedef struct CacheEntry
  * registers it from CacheSingleflightInit) when it takes a slot back to
  * make room or to flush: whether an entry may go (ready, nobody waiting),
  * and to let it go (ready -> free, ending with CacheStoreRemove). Both are
- * called with the entry's partition lock held exclusively; evictable is
- * also called without it, as a hint that spares taking the lock.
+ * called with the entry's partition lock held exclusively.
  */
 typedef struct CacheEntryOwner
 {

@@ -15,9 +15,9 @@
  *
  * A free entry is a slot the store holds (on its free list, or just handed
  * to a leader that has yet to claim it), its key absent from the store's
- * table. The store evicts and flushes ready entries only through
- * the owner registered here (CacheSingleflightInit): it asks whether an
- * entry may go and has this file let it go.
+ * table. The store evicts and flushes ready entries only through the
+ * owner registered here (CacheSingleflightInit): it asks whether an entry
+ * may go and has this file let it go.
  *
  * A backend that finds a computing entry follows it: it registers as a
  * waiter and sleeps on the entry's condition variable, interruptibly and

@@ -27,8 +27,9 @@
  * partitions, each with its own LWLock; an entry's fields are protected by
  * the lock of its key's partition. Lookups take it shared, changes of
  * state (singleflight's, and insertion and removal here) exclusive. No
- * code path waits for a second partition lock while holding one: eviction only ever tries them conditionally, and results
- * are allocated before the entry's lock is taken. The free list is
+ * code path waits for a second partition lock while holding one: eviction
+ * only ever tries them conditionally, and results are allocated before the
+ * entry's lock is taken. The free list is
  * protected by a spinlock. Each entry's condition variable belongs to the
  * slot, not to a key, so followers may sleep on it without a lock and
  * re-check their key when woken.
@@ -321,7 +322,8 @@ warn_early_evictions(TimestampTz now, EvictFor why)
 
 /*
  * Evict e (an entry the owner lets go, whose partition lock is held
- * exclusively, which this releases); counts the eviction. Returns whether it was early: still
+ * exclusively, which this releases); counts the eviction. Returns whether
+ * it was early: still
  * valid and stored less than SFC_EARLY_EVICTION_MS ago.
  */
 static bool
@@ -357,7 +359,8 @@ evict_one(EvictFor why)
 		SfcCounter	stale;
 		bool		valid;
 
-		if (!owner->evictable(e))
+		/* only an entry with a result can go (a hint: checked under the lock) */
+		if (!DsaPointerIsValid(e->data))
 			continue;
 		if (!LWLockConditionalAcquire(lock, LW_EXCLUSIVE))
 			continue;
@@ -582,7 +585,7 @@ remove_ready_entries(Oid dbid)
 		uint32		hashcode = e->hashcode;
 		LWLock	   *lock;
 
-		if (!owner->evictable(e) || (OidIsValid(dbid) && e->dbid != dbid))
+		if (!DsaPointerIsValid(e->data) || (OidIsValid(dbid) && e->dbid != dbid))
 			continue;
 		lock = CacheStorePartitionLock(hashcode);
 		LWLockAcquire(lock, LW_EXCLUSIVE);
