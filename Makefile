@@ -32,7 +32,10 @@ CACHE_OBJS = \
 	extension/cache/cache_explain.o \
 	extension/cache/cache_guc.o \
 	extension/cache/cache_init.o \
-	extension/cache/cache_inval.o \
+	extension/cache/cache_inval_commit.o \
+	extension/cache/cache_inval_counters.o \
+	extension/cache/cache_inval_hooks.o \
+	extension/cache/cache_inval_writeset.o \
 	extension/cache/cache_key.o \
 	extension/cache/cache_key_memo.o \
 	extension/cache/cache_plan.o \

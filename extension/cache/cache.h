@@ -57,13 +57,15 @@ extern void CacheExplainUtilityEnd(bool saved);
 extern bool CacheExplaining(void);
 extern int	CacheExplainLocation(void);
 
-/* cache_inval.c: where writes are seen, and the commit protocol */
+/* cache_inval_hooks.c: where writes are seen */
 extern void CacheExecutorStart(QueryDesc *queryDesc, int eflags);
 extern bool CacheUtilityWritesBegin(Node *stmt);
 extern void CacheUtilityWritesEnd(bool commit_prepared);
 extern void CacheUtilityDone(Node *stmt);
 extern void CacheObjectAccess(ObjectAccessType access, Oid classId,
 							  Oid objectId, int subId, void *arg);
+
+/* cache_inval_commit.c: the commit protocol's transaction callback */
 extern void CacheXactEvent(XactEvent event);
 
 /* cache_store.c: transaction end, frees a database's results after a DROP */
@@ -71,7 +73,7 @@ extern void CacheStoreXactEvent(XactEvent event);
 extern void CacheDatabaseDropped(Oid dbid);
 
 /*
- * cache_inval.c: called once per relation a committed transaction wrote
+ * cache_inval_commit.c: called once per relation a committed transaction wrote
  * (so invalidated), after its commit became visible. Other subsystems
  * register one from their Init (the index advice counts invalidations).
  */
@@ -80,7 +82,7 @@ typedef void (*CacheInvalidationCallback) (Oid relid);
 extern void CacheRegisterInvalidationCallback(CacheInvalidationCallback callback);
 
 /*
- * cache_inval.c: told of each commit that invalidates something, to carry
+ * cache_inval_commit.c: told of each commit that invalidates something, to carry
  * it to other nodes (the Redis bus, extension/bus). BEGIN comes before the
  * commit record is written, DONE after the commit became visible (with the
  * database, the relations, whether everything was invalidated, and an LSN
@@ -349,7 +351,7 @@ extern void CacheRelationSettingsInit(void);
 extern bool CacheRelationIsExcluded(Oid relid);
 extern int	CacheRelationTtl(Oid relid);
 
-/* ---- invalidation (cache_inval.c) ---- */
+/* ---- invalidation counters (cache_inval_counters.c) ---- */
 
 #define SFC_MAX_RELS 64			/* a statement reading more is not cached */
 #define SFC_MAX_COUNTERS 256	/* counters one result depends on; beyond,
@@ -367,20 +369,39 @@ typedef struct GenSnapshot
 } GenSnapshot;
 
 extern const SfcShmemPart CacheInvalShmemPart;
+extern uint32 CacheGenSlotFor(Oid dbid, Oid relid);
 extern uint32 CacheAnyRowCounter(Oid relid);
 extern uint32 CacheWholeRelationCounter(Oid relid);
 extern uint32 CacheTagCounter(Oid relid, const char *attname, uint32 valuehash);
-extern void CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash);
-extern void CacheNoteUncapturedRow(Oid relid);
 extern bool CacheGenSnapshotTake(const uint32 *counters, int ncounters, GenSnapshot *snap);
 extern bool CacheGenSnapshotIsCurrent(const GenSnapshot *snap);
 extern bool CacheGensAreCurrent(uint64 global_gen, int nslots, const uint32 *slots,
 								const uint64 *gens);
+extern void CacheCountersBeforeCommit(const CounterSet *counters, bool global);
+extern void CacheCountersAfterCommit(const CounterSet *counters, bool global);
+extern void CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids);
+extern void CacheInvalidateAllNow(void);
+
+/* ---- the transaction's write set (cache_inval_writeset.c) ---- */
+
+extern void CacheNoteRelationWrite(Oid relid);
+extern void CacheNoteRowWrite(Oid relid);
+extern void CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash);
+extern void CacheNoteUncapturedRow(Oid relid);
+extern void CacheNotePlanChange(Oid relid);
+extern void CacheNoteGlobalWrite(void);
 extern bool CacheTransactionWroteAny(List *relids);
 extern void CacheInvalidateRelationNow(Oid relid);
-extern void CacheInvalidateAllNow(void);
-extern uint32 CacheGenSlotFor(Oid dbid, Oid relid);
-extern void CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids);
+extern const CounterSet *CacheWrittenCounters(void);
+extern bool CacheWroteGlobal(void);
+extern List *CacheWrittenRelations(void);
+extern List *CachePlanChangedRelations(void);
+extern void CacheForgetWrites(void);
+
+/* ---- the commit protocol (cache_inval_commit.c), for COMMIT PREPARED ---- */
+
+extern void CacheCommitPreparedBegin(void);
+extern void CacheCommitPreparedEnd(void);
 
 /* ---- admission (cache_admit.c) ---- */
 
@@ -428,7 +449,22 @@ extern SfcBypass CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
 										  const CachedResult *result,
 										  const StringInfoData *windows, int ttl_s,
 										  bool keep);
-extern void CacheSingleflightAbandon(CacheKey key, SfcBypass why);
+
+/*
+ * How a leader gives its key up (CacheSingleflightAbandon), and so how the
+ * followers waiting on it go on.
+ */
+typedef enum SfcAbandon
+{
+	SFC_ABANDON_RETRY,			/* it failed, or nobody is to keep its result:
+								 * a follower looks the key up again (one
+								 * leads) */
+	SFC_ABANDON_RUN_ALONE		/* its result cannot be stored: the followers
+								 * run by themselves, bypassing for its reason */
+} SfcAbandon;
+
+extern void CacheSingleflightInit(void);
+extern void CacheSingleflightAbandon(CacheKey key, SfcAbandon how, SfcBypass why);
 extern void CacheFlushAll(void);
 
 /* ---- statistics (cache_stats.c) ---- */
@@ -490,48 +526,59 @@ extern void CacheScanInit(void);
 
 /* ---- the store (cache_store.c), as seen by cache_singleflight.c ---- */
 
+/* An entry's state: cache_singleflight.c alone changes it. */
 typedef enum EntryState
 {
-	ENTRY_FREE,					/* on the free list */
+	ENTRY_FREE = 0,				/* on the free list (a zeroed slot is free) */
 	ENTRY_COMPUTING,			/* a leader is computing the result */
 	ENTRY_READY					/* the result can be served */
 } EntryState;
 
-/* How a computing entry ended, for the followers that waited on it. */
-typedef enum EntryEnding
-{
-	ENDING_RETRY,				/* leader failed: one follower takes over */
-	ENDING_RUN_ALONE			/* result not storable: followers run alone */
-} EntryEnding;
-
 /*
- * One cache entry. The fields are protected by the partition lock of the
- * entry's key (CacheStorePartitionLock(hashcode)); the condition variable is the
- * entry slot's and outlives any one key, so a follower may sleep on it
- * without holding a lock.
+ * One cache entry slot. The fields are protected by the partition lock of
+ * the entry's key (CacheStorePartitionLock(hashcode)); the condition
+ * variable is the slot's and outlives any one key, so a follower may sleep
+ * on it without holding a lock. The store (cache_store.c) maps keys to
+ * slots and keeps the results; the state, the leader, the waiters and how
+ * the last entry ended are singleflight's (cache_singleflight.c).
  */
 typedef struct CacheEntry
 {
 	CacheKey	key;
 	uint32		hashcode;
 	Oid			dbid;			/* database of the leader that stored it */
-	EntryState	state;
-	bool		transient;		/* coalesce mode: free once waiters have read */
-	int			leader_pid;
-	int			waiters;		/* followers waiting on this entry */
+	EntryState	state;			/* singleflight's */
+	bool		transient;		/* singleflight's: free once waiters have read */
+	int			leader_pid;		/* singleflight's */
+	int			waiters;		/* singleflight's: followers waiting on it */
 	uint64		shape;			/* query id, for per-statement counters */
 	dsa_pointer data;			/* ResultHeader followed by tuples */
 	Size		size;
 	TimestampTz expires_at;
 	TimestampTz stored_at;		/* when its result was attached */
 	pg_atomic_uint32 referenced;	/* CLOCK bit */
-	/* how the last computing entry for last_key ended */
+	/* singleflight's: how the last entry for last_key ended */
 	CacheKey	last_key;
-	EntryEnding last_ending;
-	SfcBypass	last_reason;
+	SfcAbandon	last_ending;	/* RETRY too when evicted or replaced */
+	SfcBypass	last_reason;	/* for SFC_ABANDON_RUN_ALONE */
 	int32		next_free;
 	ConditionVariable cv;
 } CacheEntry;
+
+/*
+ * What the store asks of the owner of entry states (cache_singleflight.c
+ * registers it from CacheSingleflightInit) when it takes a slot back to
+ * make room or to flush: whether an entry may go (ready, nobody waiting),
+ * and to let it go (ready -> free, ending with CacheStoreRemove). Both are
+ * called with the entry's partition lock held exclusively.
+ */
+typedef struct CacheEntryOwner
+{
+	bool		(*evictable) (const CacheEntry *entry);
+	void		(*evict) (CacheEntry *entry);
+} CacheEntryOwner;
+
+extern void CacheStoreSetOwner(const CacheEntryOwner *owner);
 
 extern uint32 CacheStoreHashKey(CacheKey key);
 extern LWLock *CacheStorePartitionLock(uint32 hashcode);
@@ -550,7 +597,6 @@ extern bool CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now,
 									 SfcCounter *why_not);
 extern void CacheStoreCopyResult(CacheEntry *entry, CachedResult *out);
 extern void CacheStoreFlush(void);
-extern void CacheStoreFlushDatabase(Oid dbid);
 extern void CacheStoreUsage(uint64 *bytes, uint64 *entries);
 
 /* ---- the custom scan (cache_scan.c, cache_run.c) ---- */

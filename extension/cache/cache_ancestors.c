@@ -2,14 +2,15 @@
  *
  * cache_ancestors.c
  *		The inheritance and partition ancestors of a relation, for the
- *		writes cache_inval.c notes, without a pg_inherits scan per write.
+ *		writes cache_inval_writeset.c notes, without a pg_inherits scan
+ *		per write.
  *
  * Each backend keeps the ancestors it looked up, tagged with a shared
  * inheritance epoch read before the lookup; an entry is used while the
  * epoch has not moved. A transaction that attaches or detaches a child
- * (cache_inval.c sees it through the InheritsRelationId object access
- * hook) moves the epoch before its commit becomes visible and again after,
- * like the generations. Why a writer never uses ancestors older than its
+ * (cache_inval_hooks.c sees it through the InheritsRelationId object
+ * access hook) moves the epoch before its commit becomes visible and again
+ * after, like the generations. Why a writer never uses ancestors older than its
  * lock: attaching a child to a parent (ALTER TABLE ... INHERIT, ATTACH
  * PARTITION, CREATE TABLE ... PARTITION OF) locks the child
  * AccessExclusive, so it committed (and moved the epoch) before the

@@ -52,7 +52,7 @@ static bool cacheable_walker(Node *node, WalkContext *ctx);
 /*
  * The members of an inheritance or partition hierarchy are not listed as
  * relations read: a write to one bumps the generations of its ancestors
- * too (cache_inval.c). They must all be permanent tables of this server, though:
+ * too (cache_inval_writeset.c). They must all be permanent tables of this server, though:
  * a temporary member holds one session's rows, which another session's
  * execution does not see, and a foreign one is written where no hook sees
  * it. Checked when planned and again at each execution, since members

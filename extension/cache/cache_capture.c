@@ -3,8 +3,8 @@
  * cache_capture.c
  *		sfcache.capture(), the trigger that sfcache.track() puts on a
  *		table: for each row written, the hash of each tracked column's
- *		value, old and new, handed to cache_inval.c as a tag to bump at
- *		commit.
+ *		value, old and new, handed to the transaction's write set
+ *		(cache_inval_writeset.c) as a tag to bump at commit.
  *
  * Values hash with the column type's default hash opclass, in the
  * column's collation: equal values hash equal, which is what lets a

@@ -27,7 +27,7 @@
  *		  handler from pg_am;
  *		- the text search functions taking a regconfig, regdictionary or
  *		  parser OID (to_tsvector, ts_headline, ts_lexize, ts_parse, ...):
- *		  their objects' DDL bumps the global generation (cache_inval.c),
+ *		  their objects' DDL bumps the global generation (cache_inval_hooks.c),
  *		  so they depend on what they read and stay cacheable.
  *	  (pg_partition_tree, pg_partition_ancestors, pg_get_* and to_reg* are
  *	  STABLE or VOLATILE already, and bypass as such.)

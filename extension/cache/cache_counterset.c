@@ -1,7 +1,7 @@
 /*-------------------------------------------------------------------------
  *
  * cache_counterset.c
- *		A set of counter numbers (cache_inval.c's relation and tag
+ *		A set of counter numbers (cache_inval_writeset.c's relation and tag
  *		counters a transaction bumps at commit), in PostgreSQL's simplehash:
  *		adding, testing and walking cost what the set holds, not the
  *		largest number in it (a Bitmapset over the 98304 counters would

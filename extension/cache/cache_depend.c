@@ -4,8 +4,8 @@
  *		What a cached result depends on, row by row: for each relation a
  *		statement reads, either all its rows, or only the rows whose
  *		tracked column equals one of some constants or parameters; and,
- *		at execution, the invalidation counters (cache_inval.c) that stand
- *		for those rows.
+ *		at execution, the invalidation counters (cache_inval_counters.c)
+ *		that stand for those rows.
  *
  * The rule (doc/DESIGN.md, "Invalidation by key values"): if every
  * occurrence of a relation in the statement is restricted by a top-level

@@ -2,9 +2,10 @@
  *
  * cache_init.c
  *		The result cache's Init, called once from _PG_init: its settings,
- *		its three parts of shared memory (generations, store, statistics,
- *		initialised in that order), its custom scan and the relcache
- *		callbacks of the per-relation settings. Its hooks are installed by
+ *		its parts of shared memory (generations, ancestors' epoch, store,
+ *		admission, statistics, initialised in that order), singleflight as
+ *		the owner of entry states the store asks before evicting, its
+ *		custom scan and the relcache callbacks of the per-relation settings. Its hooks are installed by
  *		core (core_hooks.c), which calls the entry points in cache.h.
  *
  *-------------------------------------------------------------------------
@@ -23,6 +24,7 @@ CacheInit(void)
 	SfcShmemRegister(&CacheStoreShmemPart);
 	SfcShmemRegister(&CacheAdmitShmemPart);
 	SfcShmemRegister(&CacheStatsShmemPart);
+	CacheSingleflightInit();
 	CacheScanInit();
 	CacheRelationSettingsInit();
 	/* statement shapes are counted by query id */

@@ -301,7 +301,7 @@ run_as_leader(SfcScanState *state, CacheKey key)
 	}
 	PG_CATCH();
 	{
-		CacheSingleflightAbandon(key, SFC_BYPASS_NONE);
+		CacheSingleflightAbandon(key, SFC_ABANDON_RETRY, SFC_BYPASS_NONE);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -315,7 +315,7 @@ run_as_leader(SfcScanState *state, CacheKey key)
 
 	if (state->bypass != SFC_BYPASS_NONE)
 	{
-		CacheSingleflightAbandon(key, state->bypass);
+		CacheSingleflightAbandon(key, SFC_ABANDON_RUN_ALONE, state->bypass);
 		state->spill = cap->spill;
 	}
 	else

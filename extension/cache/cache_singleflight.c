@@ -2,13 +2,22 @@
  *
  * cache_singleflight.c
  *		The state machine of a cache key, so that identical concurrent
- *		misses run once: one function per transition.
+ *		misses run once: one function per transition. This file alone
+ *		changes an entry's state, leader and waiters; the store
+ *		(cache_store.c) holds the slots.
  *
- *	  (absent) --lead--> computing --publish--> ready --(stale, evicted)--> (absent)
- *	                         |
- *	                         +--abandon(retry)--> (absent): one follower leads
- *	                         +--abandon(run alone)--> (absent): followers run
- *	                                                   by themselves
+ *	  free --lead--> computing --publish--> ready --(stale, replaced,
+ *	                     |                          evicted, flushed,
+ *	                     |                          last transient read)--> free
+ *	                     +--abandon(SFC_ABANDON_RETRY)--> free: one follower leads
+ *	                     +--abandon(SFC_ABANDON_RUN_ALONE)--> free: followers run
+ *	                                                         by themselves
+ *
+ * A free entry is a slot the store holds (on its free list, or just handed
+ * to a leader that has yet to claim it), its key absent from the store's
+ * table. The store evicts and flushes ready entries only through the
+ * owner registered here (CacheSingleflightInit): it asks whether an entry
+ * may go and has this file let it go.
  *
  * A backend that finds a computing entry follows it: it registers as a
  * waiter and sleeps on the entry's condition variable, interruptibly and
@@ -21,6 +30,10 @@
  *
  * In coalesce mode, and for a key not admitted (cache_admit.c), a
  * published entry is transient: the last follower to read it removes it.
+ *
+ * Locking: every transition holds the partition lock of the entry's key
+ * (CacheStorePartitionLock) exclusively; a lookup holds it shared. A
+ * follower sleeps on the slot's condition variable without a lock.
  *
  *-------------------------------------------------------------------------
  */
@@ -49,6 +62,64 @@ static bool
 keys_equal(CacheKey a, CacheKey b)
 {
 	return a.hi == b.hi && a.lo == b.lo;
+}
+
+/*
+ * Transition free -> computing: map key to the slot the store handed out,
+ * with this backend as leader; false if the store's table is full. Caller
+ * holds the key's partition lock exclusively.
+ */
+static bool
+claim(CacheEntry *fresh, CacheKey key, uint32 hashcode, uint64 shape)
+{
+	if (!CacheStoreInsert(fresh, key, hashcode))
+		return false;
+	fresh->state = ENTRY_COMPUTING;
+	fresh->transient = false;
+	fresh->leader_pid = MyProcPid;
+	fresh->waiters = 0;
+	fresh->shape = shape;
+	return true;
+}
+
+/*
+ * Transition computing or ready -> free: record how it ended for the
+ * followers of its key, wake them, and give the slot back to the store.
+ * Caller holds the entry's partition lock exclusively.
+ */
+static void
+release(CacheEntry *e, SfcAbandon ending, SfcBypass why)
+{
+	e->last_key = e->key;
+	e->last_ending = ending;
+	e->last_reason = why;
+	e->state = ENTRY_FREE;
+	e->waiters = 0;
+	ConditionVariableBroadcast(&e->cv);
+	CacheStoreRemove(e);
+}
+
+/* For the store: may a slot go to make room or in a flush? */
+static bool
+entry_evictable(const CacheEntry *e)
+{
+	return e->state == ENTRY_READY && e->waiters == 0;
+}
+
+/* For the store: transition ready -> free, evicted or flushed. */
+static void
+entry_evict(CacheEntry *e)
+{
+	release(e, SFC_ABANDON_RETRY, SFC_BYPASS_NONE);
+}
+
+static const CacheEntryOwner entry_owner = {entry_evictable, entry_evict};
+
+/* From CacheInit: the store asks this file before it takes a slot back. */
+void
+CacheSingleflightInit(void)
+{
+	CacheStoreSetOwner(&entry_owner);
 }
 
 /* Do this execution's windowed constants lie inside the entry's windows? */
@@ -131,16 +202,13 @@ lead(CacheKey key, uint32 hashcode, uint64 shape, WindowProbe *probe)
 		/* followers still registered on it will find the slot changed */
 		if (!current)
 			CacheStatsCount(why_not, e->shape);
-		e->last_key = e->key;
-		e->last_ending = ENDING_RETRY;
-		CacheStoreRemove(e);
+		release(e, SFC_ABANDON_RETRY, SFC_BYPASS_NONE);
 		e = NULL;
 	}
 	if (e == NULL)
-		result = CacheStoreInsert(fresh, key, hashcode) ? LEAD_OK : LEAD_NO_SLOT;
+		result = claim(fresh, key, hashcode, shape) ? LEAD_OK : LEAD_NO_SLOT;
 	if (result == LEAD_OK)
 	{
-		fresh->shape = shape;
 		leading = fresh;
 		leading_key = key;
 	}
@@ -185,7 +253,7 @@ follower_check(CacheEntry *e, CacheKey key, CachedResult *result, WindowProbe *p
 	if (!keys_equal(e->key, key) || e->state == ENTRY_FREE)
 	{
 		/* abandoned; the slot tells how, unless it was reused since */
-		if (keys_equal(e->last_key, key) && e->last_ending == ENDING_RUN_ALONE)
+		if (keys_equal(e->last_key, key) && e->last_ending == SFC_ABANDON_RUN_ALONE)
 		{
 			*why = e->last_reason;
 			return FOLLOW_RUN_ALONE;
@@ -203,11 +271,7 @@ follower_check(CacheEntry *e, CacheKey key, CachedResult *result, WindowProbe *p
 	if (served)
 		CacheStoreCopyResult(e, result);
 	if (e->transient && e->waiters == 0)
-	{
-		e->last_key = e->key;
-		e->last_ending = ENDING_RETRY;
-		CacheStoreRemove(e);
-	}
+		release(e, SFC_ABANDON_RETRY, SFC_BYPASS_NONE);
 	return served ? FOLLOW_SERVED : FOLLOW_RETRY;
 }
 
@@ -391,7 +455,7 @@ CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
 		LWLockRelease(lock);
 		if (waiters == 0)
 		{
-			CacheSingleflightAbandon(key, SFC_BYPASS_NONE);
+			CacheSingleflightAbandon(key, SFC_ABANDON_RETRY, SFC_BYPASS_NONE);
 			return unkept;
 		}
 	}
@@ -399,7 +463,7 @@ CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
 	dp = CacheStoreWriteResult(gens, windows, result, &size);
 	if (!DsaPointerIsValid(dp))
 	{
-		CacheSingleflightAbandon(key, SFC_BYPASS_NO_MEMORY);
+		CacheSingleflightAbandon(key, SFC_ABANDON_RUN_ALONE, SFC_BYPASS_NO_MEMORY);
 		return SFC_BYPASS_NO_MEMORY;
 	}
 
@@ -411,7 +475,11 @@ CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
 
 		LWLockRelease(lock);
 		CacheStoreFreeResult(dp);
-		CacheSingleflightAbandon(key, current ? SFC_BYPASS_NONE : SFC_BYPASS_COMMIT_IN_FLIGHT);
+		if (current)
+			CacheSingleflightAbandon(key, SFC_ABANDON_RETRY, SFC_BYPASS_NONE);
+		else
+			CacheSingleflightAbandon(key, SFC_ABANDON_RUN_ALONE,
+									 SFC_BYPASS_COMMIT_IN_FLIGHT);
 		return current ? unkept : SFC_BYPASS_COMMIT_IN_FLIGHT;
 	}
 	CacheStoreAttachResult(leading, dp, size);
@@ -429,15 +497,18 @@ CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
 }
 
 /*
- * Transition computing -> absent. With SFC_BYPASS_NONE the leader failed
- * and a follower takes over; with a reason, followers run by themselves.
+ * Transition computing -> free. SFC_ABANDON_RETRY: the leader failed (or
+ * nobody is to keep its result) and a follower takes over; why is
+ * SFC_BYPASS_NONE. SFC_ABANDON_RUN_ALONE: the followers run by themselves
+ * and bypass for why.
  */
 void
-CacheSingleflightAbandon(CacheKey key, SfcBypass why)
+CacheSingleflightAbandon(CacheKey key, SfcAbandon how, SfcBypass why)
 {
 	CacheEntry *e = leading;
 	LWLock	   *lock;
 
+	Assert((how == SFC_ABANDON_RETRY) == (why == SFC_BYPASS_NONE));
 	if (e == NULL || !keys_equal(leading_key, key))
 		return;
 	leading = NULL;
@@ -446,12 +517,7 @@ CacheSingleflightAbandon(CacheKey key, SfcBypass why)
 	LWLockAcquire(lock, LW_EXCLUSIVE);
 	if (keys_equal(e->key, key) && e->state == ENTRY_COMPUTING &&
 		e->leader_pid == MyProcPid)
-	{
-		e->last_key = key;
-		e->last_ending = (why == SFC_BYPASS_NONE) ? ENDING_RETRY : ENDING_RUN_ALONE;
-		e->last_reason = why;
-		CacheStoreRemove(e);
-	}
+		release(e, how, why);
 	LWLockRelease(lock);
 }
 
@@ -460,7 +526,7 @@ static void
 abandon_on_exit(int code, Datum arg)
 {
 	if (leading != NULL)
-		CacheSingleflightAbandon(leading_key, SFC_BYPASS_NONE);
+		CacheSingleflightAbandon(leading_key, SFC_ABANDON_RETRY, SFC_BYPASS_NONE);
 }
 
 void

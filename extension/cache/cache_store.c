@@ -1,11 +1,19 @@
 /*-------------------------------------------------------------------------
  *
  * cache_store.c
- *		The shared store of cached results: a fixed array of entries, a
- *		partitioned shared hash table from key to entry, a DSA area created
+ *		The shared store of cached results: a fixed array of entry slots, a
+ *		partitioned shared hash table from key to slot, a DSA area created
  *		in place for the result bytes, and CLOCK eviction; the LOG line at
  *		server start that says how large it is, and the rate-limited
  *		WARNING that it is too small.
+ *
+ * The store holds slots and results; it never changes an entry's state,
+ * leader or waiters, which are singleflight's (cache_singleflight.c): a
+ * leader claims the slot the store hands out and inserts under a key, and
+ * singleflight frees the slot (CacheStoreRemove) at the end of its state
+ * machine. When the store itself wants a slot back (eviction, flush), it
+ * asks the owner singleflight registered (CacheStoreSetOwner) whether the
+ * entry may go and to let it go, so the dependency runs one way.
  *
  * Too small: a result evicted while still valid less than
  * SFC_EARLY_EVICTION_MS after it was stored was probably going to be read
@@ -18,9 +26,10 @@
  * Note about locking: the hash table is split into SFC_PARTITIONS
  * partitions, each with its own LWLock; an entry's fields are protected by
  * the lock of its key's partition. Lookups take it shared, changes of
- * state exclusive. No code path waits for a second partition lock while
- * holding one: eviction only ever tries them conditionally, and results
- * are allocated before the entry's lock is taken. The free list is
+ * state (singleflight's, and insertion and removal here) exclusive. No
+ * code path waits for a second partition lock while holding one: eviction
+ * only ever tries them conditionally, and results are allocated before the
+ * entry's lock is taken. The free list is
  * protected by a spinlock. Each entry's condition variable belongs to the
  * slot, not to a key, so followers may sleep on it without a lock and
  * re-check their key when woken.
@@ -85,6 +94,7 @@ typedef struct StoreShared
 } StoreShared;
 
 static StoreShared *store = NULL;
+static const CacheEntryOwner *owner = NULL;
 static CacheEntry *entries = NULL;
 static HTAB *keymap = NULL;
 static void *dsa_place = NULL;
@@ -121,8 +131,7 @@ init_entries(void)
 	{
 		CacheEntry *e = &entries[i];
 
-		memset(e, 0, sizeof(CacheEntry));
-		e->state = ENTRY_FREE;
+		memset(e, 0, sizeof(CacheEntry));	/* ENTRY_FREE */
 		e->data = InvalidDsaPointer;
 		e->next_free = (i + 1 < sfc_max_entries) ? i + 1 : -1;
 		pg_atomic_init_u32(&e->referenced, 0);
@@ -206,6 +215,13 @@ store_area(void)
 	return area;
 }
 
+/* From singleflight's Init: who decides whether an entry may be evicted. */
+void
+CacheStoreSetOwner(const CacheEntryOwner *entry_owner)
+{
+	owner = entry_owner;
+}
+
 uint32
 CacheStoreHashKey(CacheKey key)
 {
@@ -254,7 +270,12 @@ freelist_push(CacheEntry *e)
 	SpinLockRelease(&store->freelist_mutex);
 }
 
-/* Caller must hold the entry's partition lock exclusively. */
+/*
+ * Unmap an entry's key, free its result and put the slot back on the free
+ * list, where another backend may take it at once: singleflight has made it
+ * ENTRY_FREE and woken its waiters before. Caller must hold the entry's
+ * partition lock exclusively.
+ */
 void
 CacheStoreRemove(CacheEntry *entry)
 {
@@ -267,10 +288,7 @@ CacheStoreRemove(CacheEntry *entry)
 	}
 	entry->data = InvalidDsaPointer;
 	entry->size = 0;
-	entry->state = ENTRY_FREE;
-	entry->waiters = 0;
 	pg_atomic_fetch_sub_u64(&store->entries_used, 1);
-	ConditionVariableBroadcast(&entry->cv);
 	freelist_push(entry);
 }
 
@@ -303,8 +321,9 @@ warn_early_evictions(TimestampTz now, EvictFor why)
 }
 
 /*
- * Remove e (a ready entry whose partition lock is held exclusively, which
- * this releases); counts the eviction. Returns whether it was early: still
+ * Evict e (an entry the owner lets go, whose partition lock is held
+ * exclusively, which this releases); counts the eviction. Returns whether
+ * it was early: still
  * valid and stored less than SFC_EARLY_EVICTION_MS ago.
  */
 static bool
@@ -316,9 +335,7 @@ evict_entry(CacheEntry *e, LWLock *lock, bool valid, TimestampTz now)
 	early = valid &&
 		!TimestampDifferenceExceeds(e->stored_at, now, SFC_EARLY_EVICTION_MS);
 
-	e->last_key = e->key;
-	e->last_ending = ENDING_RETRY;
-	CacheStoreRemove(e);
+	owner->evict(e);
 	LWLockRelease(lock);
 	CacheStatsCount(SFC_STAT_EVICTIONS, shape);
 	return early;
@@ -342,13 +359,14 @@ evict_one(EvictFor why)
 		SfcCounter	stale;
 		bool		valid;
 
-		if (e->state != ENTRY_READY)
+		/* only an entry with a result can go (a hint: checked under the lock) */
+		if (!DsaPointerIsValid(e->data))
 			continue;
 		if (!LWLockConditionalAcquire(lock, LW_EXCLUSIVE))
 			continue;
 		/* the slot may have changed hands before we got the lock */
 		if (e->hashcode % SFC_PARTITIONS == hashcode % SFC_PARTITIONS &&
-			e->state == ENTRY_READY && e->waiters == 0)
+			owner->evictable(e))
 		{
 			valid = CacheStoreEntryIsCurrent(e, now, &stale);
 			/* stale: at once; else on the clock's second pass */
@@ -385,7 +403,11 @@ CacheStoreReleaseUnused(CacheEntry *entry)
 	freelist_push(entry);
 }
 
-/* Caller must hold the key's partition lock exclusively. */
+/*
+ * Map key to entry, a slot from CacheStoreAllocate, with no result yet;
+ * false if the hash table is full. The caller (singleflight) then makes it
+ * computing. Caller must hold the key's partition lock exclusively.
+ */
 bool
 CacheStoreInsert(CacheEntry *entry, CacheKey key, uint32 hashcode)
 {
@@ -400,10 +422,6 @@ CacheStoreInsert(CacheEntry *entry, CacheKey key, uint32 hashcode)
 	entry->key = key;
 	entry->hashcode = hashcode;
 	entry->dbid = MyDatabaseId;
-	entry->state = ENTRY_COMPUTING;
-	entry->transient = false;
-	entry->leader_pid = MyProcPid;
-	entry->waiters = 0;
 	entry->data = InvalidDsaPointer;
 	entry->size = 0;
 	pg_atomic_write_u32(&entry->referenced, 1);
@@ -501,7 +519,7 @@ CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now, SfcCounter *why_not
 {
 	ResultHeader *h;
 
-	Assert(entry->state == ENTRY_READY);
+	Assert(DsaPointerIsValid(entry->data));
 	if (now >= entry->expires_at)
 	{
 		*why_not = SFC_STAT_EXPIRATIONS;
@@ -553,8 +571,11 @@ CacheStoreCopyResult(CacheEntry *entry, CachedResult *out)
 	memcpy(out->data, header_tuples(h), out->len);
 }
 
-/* Drop every ready entry (computing ones finish and are then stale). */
-/* Remove the ready entries of database dbid (InvalidOid: of every one). */
+/*
+ * Remove the entries the owner lets go (ready ones nobody waits on;
+ * computing ones finish and are then stale) of database dbid (InvalidOid:
+ * of every one).
+ */
 static void
 remove_ready_entries(Oid dbid)
 {
@@ -564,22 +585,19 @@ remove_ready_entries(Oid dbid)
 		uint32		hashcode = e->hashcode;
 		LWLock	   *lock;
 
-		if (e->state != ENTRY_READY || (OidIsValid(dbid) && e->dbid != dbid))
+		if (!DsaPointerIsValid(e->data) || (OidIsValid(dbid) && e->dbid != dbid))
 			continue;
 		lock = CacheStorePartitionLock(hashcode);
 		LWLockAcquire(lock, LW_EXCLUSIVE);
 		if (e->hashcode % SFC_PARTITIONS == hashcode % SFC_PARTITIONS &&
-			e->state == ENTRY_READY && e->waiters == 0 &&
+			owner->evictable(e) &&
 			(!OidIsValid(dbid) || e->dbid == dbid))
-		{
-			e->last_key = e->key;
-			e->last_ending = ENDING_RETRY;
-			CacheStoreRemove(e);
-		}
+			owner->evict(e);
 		LWLockRelease(lock);
 	}
 }
 
+/* sfcache.flush(): every result goes stale, and the ready ones are freed. */
 void
 CacheStoreFlush(void)
 {
@@ -588,22 +606,13 @@ CacheStoreFlush(void)
 }
 
 /*
- * Free the results of one database, where sfcache was dropped (or a
- * creation rolled back): no generation moves, other databases keep theirs.
- */
-void
-CacheStoreFlushDatabase(Oid dbid)
-{
-	remove_ready_entries(dbid);
-}
-
-/*
  * The transaction callback (core_hooks.c), after CacheXactEvent: a
  * transaction that dropped an extension (sfcache or another: the name is
  * not known any more) frees its database's results at commit, and so does
  * the commit of a creation and the rollback of one (results a leader that
  * had not yet seen a DROP stored). Writes are noted in every database, so
- * what remains could never be stale, only waste memory.
+ * what remains could never be stale, only waste memory. No generation
+ * moves: other databases keep their results.
  */
 void
 CacheStoreXactEvent(XactEvent event)
@@ -613,7 +622,7 @@ CacheStoreXactEvent(XactEvent event)
 	if ((event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT) &&
 		SfcExtensionChangedInXact(&created) &&
 		(event == XACT_EVENT_COMMIT || created))
-		CacheStoreFlushDatabase(MyDatabaseId);
+		remove_ready_entries(MyDatabaseId);
 }
 
 /*
@@ -624,7 +633,7 @@ CacheStoreXactEvent(XactEvent event)
 void
 CacheDatabaseDropped(Oid dbid)
 {
-	CacheStoreFlushDatabase(dbid);
+	remove_ready_entries(dbid);
 	CacheStatsForgetDatabase(dbid);
 }
 

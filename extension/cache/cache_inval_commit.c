@@ -1,0 +1,197 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_inval_commit.c
+ *		The commit protocol of invalidation: the transaction callback that
+ *		bumps the counters of the transaction's write set around its commit
+ *		(once before it becomes visible, once after), the same for COMMIT
+ *		PREPARED, and the two registries of callbacks other subsystems
+ *		register from their Init: the invalidation callbacks, told of each
+ *		relation a committed transaction wrote (the index advice), and the
+ *		commit callbacks, told of each commit that invalidates something as
+ *		it begins and ends (the Redis bus).
+ *
+ * What the transaction wrote is kept by cache_inval_writeset.c, the
+ * counters and their protocol by cache_inval_counters.c (its header says
+ * why a leader that read the counters before its snapshot cannot store a
+ * result a concurrent commit made stale).
+ *
+ * Locking: none. The counters are atomics; the registries are filled from
+ * _PG_init (in the postmaster, inherited by every backend) and only read
+ * after. The callbacks run inside the commit: they copy into shared memory
+ * and never wait nor fail.
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "miscadmin.h"
+#include "replication/logicalworker.h"
+
+#include "cache/cache.h"
+
+#define MAX_COMMIT_CALLBACKS 2
+
+/* Told of each commit that invalidated something (the Redis bus). */
+static CacheCommitCallback commit_callbacks[MAX_COMMIT_CALLBACKS];
+static int	n_commit_callbacks = 0;
+static bool commit_announced = false;
+
+#define MAX_INVALIDATION_CALLBACKS 4
+
+/* Told of each relation a committed transaction wrote. */
+static CacheInvalidationCallback invalidation_callbacks[MAX_INVALIDATION_CALLBACKS];
+static int	n_invalidation_callbacks = 0;
+
+/* Did this transaction's PRE_COMMIT bump the counters (its end must too)? */
+static bool bumped_pre_commit = false;
+
+/* From an Init: call callback for each relation a committed transaction wrote. */
+void
+CacheRegisterInvalidationCallback(CacheInvalidationCallback callback)
+{
+	if (n_invalidation_callbacks >= MAX_INVALIDATION_CALLBACKS)
+		elog(ERROR, "too many sfcache invalidation callbacks");
+	invalidation_callbacks[n_invalidation_callbacks++] = callback;
+}
+
+/*
+ * From an Init: call callback at the start of each commit that invalidates
+ * something (before its commit record), at its end (with its relations and
+ * commit LSN) or at its abort. It must only copy into shared memory.
+ */
+void
+CacheRegisterCommitCallback(CacheCommitCallback callback)
+{
+	if (n_commit_callbacks >= MAX_COMMIT_CALLBACKS)
+		elog(ERROR, "too many sfcache commit callbacks");
+	commit_callbacks[n_commit_callbacks++] = callback;
+}
+
+/* Before the commit becomes visible: mark in flight and invalidate. */
+static void
+bump_before_commit(void)
+{
+	CacheCountersBeforeCommit(CacheWrittenCounters(), CacheWroteGlobal());
+	bumped_pre_commit = true;
+}
+
+/* After the commit became visible (or the transaction aborted). */
+static void
+bump_after_commit(void)
+{
+	CacheCountersAfterCommit(CacheWrittenCounters(), CacheWroteGlobal());
+}
+
+/* Tell the registered callbacks which relations a commit invalidated. */
+static void
+report_invalidations(void)
+{
+	ListCell   *lc;
+
+	foreach(lc, CacheWrittenRelations())
+	{
+		for (int i = 0; i < n_invalidation_callbacks; i++)
+			invalidation_callbacks[i] (lfirst_oid(lc));
+	}
+}
+
+/* Tell the commit callbacks a commit (or its abort) begins or ended. */
+static void
+announce_commit(CacheCommitPhase phase)
+{
+	CacheCommitInfo info = {0};
+	List	   *rels = NIL;
+
+	if (n_commit_callbacks == 0)
+		return;
+	if (phase == CACHE_COMMIT_BEGIN)
+		commit_announced = true;
+	else if (!commit_announced)
+		return;
+	if (phase == CACHE_COMMIT_DONE)
+	{
+		/* a commit without a transaction id (COMMIT PREPARED) has no record */
+		info.commit_lsn = TransactionIdIsValid(GetTopTransactionIdIfAny()) ?
+			XactLastCommitEnd : GetXLogInsertRecPtr();
+		rels = list_concat_unique_oid(list_copy(CacheWrittenRelations()),
+									  CachePlanChangedRelations());
+		info.everything = CacheWroteGlobal();
+		info.nrelids = list_length(rels);
+		info.relids = rels ? &linitial_oid(rels) : NULL;
+	}
+	info.dbid = MyDatabaseId;
+	for (int i = 0; i < n_commit_callbacks; i++)
+		commit_callbacks[i] (phase, &info);
+	list_free(rels);
+}
+
+/* The transaction ended: forget its writes and what its commit did. */
+static void
+forget_transaction(void)
+{
+	commit_announced = false;
+	bumped_pre_commit = false;
+	CacheForgetWrites();
+}
+
+/* The transaction callback (core_hooks.c): the two bumps around a commit. */
+void
+CacheXactEvent(XactEvent event)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			CacheInheritanceXactBump(false);
+			if (IsLogicalWorker())
+				CacheNoteGlobalWrite();
+			if (CounterSetCount(CacheWrittenCounters()) > 0 || CacheWroteGlobal())
+			{
+				announce_commit(CACHE_COMMIT_BEGIN);
+				bump_before_commit();
+				SfcTestHoldOnAdvisoryLock(sfc_test_hold_commit_lock);
+			}
+			break;
+		case XACT_EVENT_COMMIT:
+		case XACT_EVENT_ABORT:
+		case XACT_EVENT_PREPARE:
+			CacheInheritanceXactBump(true);
+			if (bumped_pre_commit)
+			{
+				bump_after_commit();
+				if (event == XACT_EVENT_COMMIT)
+					report_invalidations();
+			}
+			announce_commit(event == XACT_EVENT_COMMIT ?
+							CACHE_COMMIT_DONE : CACHE_COMMIT_ABORTED);
+			forget_transaction();
+			break;
+		default:
+			break;
+	}
+}
+
+/*
+ * COMMIT PREPARED, before the command: it makes another transaction's
+ * writes visible, and which relations it wrote is not known here. It is
+ * announced before its record and published as a global write at this
+ * commit, in flight until CacheCommitPreparedEnd().
+ */
+void
+CacheCommitPreparedBegin(void)
+{
+	announce_commit(CACHE_COMMIT_BEGIN);
+	CacheNoteGlobalWrite();
+	CacheCountersBeforeCommit(NULL, true);
+	CacheInheritanceEpochBump();
+}
+
+/* COMMIT PREPARED, after the command, whether it succeeded or failed. */
+void
+CacheCommitPreparedEnd(void)
+{
+	CacheInheritanceEpochBump();
+	CacheCountersAfterCommit(NULL, true);
+}

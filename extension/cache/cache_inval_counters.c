@@ -1,0 +1,274 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_inval_counters.c
+ *		The invalidation counters in shared memory: one array of generation
+ *		and in-flight counters (per relation slot, then per tracked value),
+ *		how a relation or a value maps to its counter, the snapshot a
+ *		leader takes of the counters its result depends on and the check
+ *		that they have not moved, and the bumps themselves (those of a
+ *		commit, cache_inval_commit.c decides when, and those that happen at
+ *		once: sfcache.invalidate(), another node's commit, a flush).
+ *
+ * The protocol (doc/DESIGN.md, "Invalidation"): each relation maps to a slot
+ * of a fixed array of atomics, indexed by a hash of (database, relation);
+ * a collision only invalidates more. A writer bumps the generation of
+ * every counter it wrote (cache_inval_writeset.c), once before its commit
+ * becomes visible (PRE_COMMIT, also raising the counter's in-flight count)
+ * and once after (COMMIT or ABORT, lowering it). A leader reads the
+ * generations, then the in-flight counts, then takes its snapshot; it
+ * refuses to store if a commit was in flight and stores only if no
+ * generation moved by the time it publishes. Entries are served only while
+ * all their generations are current.
+ *
+ * Locking: none. The counters are atomics; readers and writers order their
+ * accesses with full barriers (pg_atomic_fetch_add_* is one). The array is
+ * created once, under AddinShmemInitLock (core_shmem.c).
+ *
+ *-------------------------------------------------------------------------
+ */
+#include "postgres.h"
+
+#include "common/hashfn.h"
+#include "miscadmin.h"
+#include "port/atomics.h"
+#include "storage/shmem.h"
+
+#include "cache/cache.h"
+
+/*
+ * The counters, one array: for each relation slot an "any row" counter,
+ * bumped by every write to a relation of that slot, and a "whole relation"
+ * counter, bumped only by writes whose rows were not captured; then the
+ * tag counters, bumped per (relation, tracked column, value) of each row a
+ * capture trigger saw. An entry that depends on a relation as a whole
+ * watches its "any row" counter; one that depends only on some values of
+ * a tracked column watches its "whole relation" counter and those tags.
+ */
+#define SFC_REL_SLOTS SFC_GEN_SLOTS
+#define SFC_TAG_SLOTS 65536
+#define ANY_ROW_COUNTER(slot) (slot)
+#define WHOLE_COUNTER(slot) (SFC_REL_SLOTS + (slot))
+#define TAG_COUNTER(tag) (2 * SFC_REL_SLOTS + (tag))
+#define SFC_COUNTERS (2 * SFC_REL_SLOTS + SFC_TAG_SLOTS)
+
+typedef struct GenCounter
+{
+	pg_atomic_uint64 gen;
+	pg_atomic_uint32 inflight;
+} GenCounter;
+
+typedef struct InvalShared
+{
+	pg_atomic_uint64 global_gen;
+	pg_atomic_uint32 global_inflight;
+	GenCounter	counters[SFC_COUNTERS];
+} InvalShared;
+
+static InvalShared *inval = NULL;
+
+/* The generation slot of a relation of any database. */
+uint32
+CacheGenSlotFor(Oid dbid, Oid relid)
+{
+	return hash_combine(hash_uint32(dbid), hash_uint32(relid)) % SFC_GEN_SLOTS;
+}
+
+static uint32
+slot_for(Oid relid)
+{
+	return CacheGenSlotFor(MyDatabaseId, relid);
+}
+
+/* The counter an entry watches when it depends on every row of a relation. */
+uint32
+CacheAnyRowCounter(Oid relid)
+{
+	return ANY_ROW_COUNTER(slot_for(relid));
+}
+
+/* The counter of a relation's writes whose rows were not captured. */
+uint32
+CacheWholeRelationCounter(Oid relid)
+{
+	return WHOLE_COUNTER(slot_for(relid));
+}
+
+/*
+ * The counter of the rows of relid whose column attname has a value
+ * hashing (with the column type's default hash opclass) to valuehash.
+ */
+uint32
+CacheTagCounter(Oid relid, const char *attname, uint32 valuehash)
+{
+	uint32		h = hash_combine(hash_uint32(MyDatabaseId), hash_uint32(relid));
+
+	h = hash_combine(h, hash_bytes((const unsigned char *) attname, strlen(attname)));
+	h = hash_combine(h, valuehash);
+	return TAG_COUNTER(h % SFC_TAG_SLOTS);
+}
+
+/* Pure: the generation and in-flight counters. */
+static Size
+inval_shmem_size(void)
+{
+	return MAXALIGN(sizeof(InvalShared));
+}
+
+/* Caller must hold AddinShmemInitLock. */
+static void
+inval_shmem_init(void)
+{
+	bool		found;
+
+	inval = ShmemInitStruct("sfcache generations", sizeof(InvalShared), &found);
+	if (!found)
+	{
+		pg_atomic_init_u64(&inval->global_gen, 1);
+		pg_atomic_init_u32(&inval->global_inflight, 0);
+		for (int i = 0; i < SFC_COUNTERS; i++)
+		{
+			pg_atomic_init_u64(&inval->counters[i].gen, 1);
+			pg_atomic_init_u32(&inval->counters[i].inflight, 0);
+		}
+	}
+}
+
+/* The generations' part of shared memory (no locks: atomics). */
+const SfcShmemPart CacheInvalShmemPart = {
+	NULL, 0, inval_shmem_size, inval_shmem_init
+};
+
+/* ---- reading side ---- */
+
+/*
+ * Read the given counters (CacheDependencyCounters), before the caller
+ * takes the snapshot it executes with. Returns false when a commit
+ * touching one of them (or a global one) is in flight: such a result must
+ * not be stored.
+ */
+bool
+CacheGenSnapshotTake(const uint32 *counters, int ncounters, GenSnapshot *snap)
+{
+	bool		quiet = true;
+
+	Assert(ncounters <= SFC_MAX_COUNTERS);
+	snap->nslots = 0;
+	for (int c = 0; c < ncounters; c++)
+	{
+		int			i;
+
+		for (i = 0; i < snap->nslots && snap->slots[i] != counters[c]; i++)
+			;
+		if (i == snap->nslots)
+			snap->slots[snap->nslots++] = counters[c];
+	}
+
+	snap->global_gen = pg_atomic_read_u64(&inval->global_gen);
+	for (int i = 0; i < snap->nslots; i++)
+		snap->gens[i] = pg_atomic_read_u64(&inval->counters[snap->slots[i]].gen);
+
+	/* The in-flight counts must be read after the generations. */
+	pg_memory_barrier();
+
+	if (pg_atomic_read_u32(&inval->global_inflight) != 0)
+		quiet = false;
+	for (int i = 0; i < snap->nslots && quiet; i++)
+		if (pg_atomic_read_u32(&inval->counters[snap->slots[i]].inflight) != 0)
+			quiet = false;
+
+	/* ... and before the snapshot the caller takes next. */
+	pg_memory_barrier();
+	return quiet;
+}
+
+/* True if no generation has moved from the values given. */
+bool
+CacheGensAreCurrent(uint64 global_gen, int nslots, const uint32 *slots, const uint64 *gens)
+{
+	pg_memory_barrier();
+	if (pg_atomic_read_u64(&inval->global_gen) != global_gen)
+		return false;
+	for (int i = 0; i < nslots; i++)
+		if (pg_atomic_read_u64(&inval->counters[slots[i]].gen) != gens[i])
+			return false;
+	return true;
+}
+
+/* True if no counter of the snapshot has moved since it was taken. */
+bool
+CacheGenSnapshotIsCurrent(const GenSnapshot *snap)
+{
+	return CacheGensAreCurrent(snap->global_gen, snap->nslots, snap->slots, snap->gens);
+}
+
+/* ---- writing side ---- */
+
+/*
+ * Before a commit becomes visible: mark the counters of the set (NULL:
+ * none) and, if global, the global generation in flight, and invalidate.
+ */
+void
+CacheCountersBeforeCommit(const CounterSet *counters, bool global)
+{
+	int			pos = -1;
+	uint32		c;
+
+	while (counters != NULL && CounterSetNext(counters, &pos, &c))
+	{
+		pg_atomic_fetch_add_u32(&inval->counters[c].inflight, 1);
+		pg_atomic_fetch_add_u64(&inval->counters[c].gen, 1);
+	}
+	if (global)
+	{
+		pg_atomic_fetch_add_u32(&inval->global_inflight, 1);
+		pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+	}
+}
+
+/*
+ * After the commit became visible (or the transaction aborted): the same
+ * counters as CacheCountersBeforeCommit, bumped again and no longer in
+ * flight.
+ */
+void
+CacheCountersAfterCommit(const CounterSet *counters, bool global)
+{
+	int			pos = -1;
+	uint32		c;
+
+	while (counters != NULL && CounterSetNext(counters, &pos, &c))
+	{
+		pg_atomic_fetch_add_u64(&inval->counters[c].gen, 1);
+		pg_atomic_fetch_sub_u32(&inval->counters[c].inflight, 1);
+	}
+	if (global)
+	{
+		pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+		pg_atomic_fetch_sub_u32(&inval->global_inflight, 1);
+	}
+}
+
+/*
+ * Bump the given relations of any database now, as another node's commit
+ * reported them or sfcache.invalidate() names them (already with their
+ * ancestors and descendants).
+ */
+void
+CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids)
+{
+	for (int i = 0; i < nrelids; i++)
+	{
+		uint32		slot = CacheGenSlotFor(dbid, relids[i]);
+
+		/* tags do not travel: results over any value of the relation drop */
+		pg_atomic_fetch_add_u64(&inval->counters[ANY_ROW_COUNTER(slot)].gen, 1);
+		pg_atomic_fetch_add_u64(&inval->counters[WHOLE_COUNTER(slot)].gen, 1);
+	}
+}
+
+/* Bump the global generation now: every result is stale. */
+void
+CacheInvalidateAllNow(void)
+{
+	pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+}
