@@ -28,7 +28,8 @@ if ($old_version !~ /^PostgreSQL 15\b/ || $new_version =~ /^PostgreSQL 15\b/)
 
 my $conf = "shared_preload_libraries = 'sfcache'\nsfcache.cache = on\nsfcache.admission = off";
 my $old = PostgreSQL::Test::Cluster->new('old', install_path => "$old_bindir/..");
-# (18's initdb turns data checksums on by default; 15's, on request)
+# (both with data checksums: 18's initdb turns them on by default, 15's to
+# 17's on request, and pg_upgrade needs the same on both sides)
 $old->init(extra => ['--data-checksums']);
 $old->append_conf('postgresql.conf', $conf);
 $old->start;
@@ -72,7 +73,7 @@ foreach my $db ('postgres', 'app')
 $old->stop;
 
 my $new = PostgreSQL::Test::Cluster->new('new');
-$new->init;
+$new->init(extra => ['--data-checksums']);
 $new->append_conf('postgresql.conf', $conf);
 
 # pg_upgrade writes its logs under the new data directory; it runs there.
