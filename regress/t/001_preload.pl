@@ -53,7 +53,11 @@ like($err, qr/ERROR:  the sfcache.test_hold_\* settings are for sfcache's own te
 	'with a message that says why');
 is($node->safe_psql('postgres', 'SET sfcache.test_hold_leader_lock = 0; SHOW sfcache.test_hold_leader_lock'),
 	'0', '0 (no hold) is accepted');
-unlike($node->safe_psql('postgres', 'SHOW ALL'), qr/test_hold|enable_test_holds/,
+($ret, $out, $err) = $node->psql('postgres', "SET sfcache.test_activity_age = '61s'");
+isnt($ret, 0, 'sfcache.test_activity_age is refused outside the test configuration');
+like($err, qr/ERROR:  sfcache.test_activity_age is for sfcache's own tests/,
+	'with a message that says why');
+unlike($node->safe_psql('postgres', 'SHOW ALL'), qr/test_hold|enable_test_holds|test_activity_age/,
 	'SHOW ALL does not list the test-only settings');
 
 $node->stop;
