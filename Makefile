@@ -5,19 +5,24 @@ EXTENSION = sfcache
 EXTVERSION = $(shell sed -n "s/^default_version = '\(.*\)'/\1/p" sfcache.control)
 
 MODULE_big = sfcache
-OBJS = $(CORE_OBJS) $(CACHE_OBJS) $(ADVICE_OBJS) $(WHATIF_OBJS) $(BUS_OBJS)
+OBJS = $(CORE_OBJS) $(CACHE_OBJS) $(ADVICE_OBJS) $(WHATIF_OBJS) $(BUS_OBJS) $(BASE_OBJS)
 
-# extension/core: _PG_init, the hook points, shared memory, nesting level.
+# extension/core: the library's entry, above the subsystems: _PG_init and
+# the hook points, which call each subsystem in a written order.
 CORE_OBJS = \
 	extension/core/sfcache.o \
-	extension/core/compat.o \
-	extension/core/core_extension.o \
 	extension/core/core_hooks.o \
-	extension/core/core_nesting.o \
-	extension/core/core_rtable.o \
-	extension/core/core_shmem.o \
-	extension/core/core_test_hold.o \
 	extension/core/core_version.o
+
+# extension/base: below the subsystems: the version shim, the shared
+# memory registry, whether sfcache is created here, the nesting level.
+BASE_OBJS = \
+	extension/base/compat.o \
+	extension/base/base_extension.o \
+	extension/base/base_nesting.o \
+	extension/base/base_rtable.o \
+	extension/base/base_shmem.o \
+	extension/base/base_test_hold.o
 
 # extension/cache: the result cache.
 CACHE_OBJS = \
@@ -109,7 +114,7 @@ EXTRA_CLEAN = tmp_check tmp_check_iso tmp_core results output_iso log regression
 
 PG_CPPFLAGS = -DSFCACHE_VERSION=\"$(EXTVERSION)\" -Iextension
 # -fvisibility=hidden: only what PostgreSQL looks up is exported (see
-# extension/core/core.h and scripts/check-exports).
+# extension/base/base.h and scripts/check-exports).
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
 	-Wno-sign-compare $(if $(CFLAGS_SL_MODULE),,-fvisibility=hidden)
 
@@ -152,14 +157,10 @@ $(ADVISOR): $(ADVISOR_OBJS)
 	$(CC) $(CFLAGS) $(ADVISOR_OBJS) -L$(pkglibdir) -L$(libdir) -lpgfeutils -lpgcommon -lpgport \
 		$(libpq_pgport) $(LDFLAGS) $(LDFLAGS_EX) -lm -o $@
 
-# Each subsystem's files include its header and core's; core_hooks.c and
-# sfcache.c include every subsystem's, as does advice.h (cache, whatif).
-$(OBJS): extension/core/core.h extension/core/compat.h
-$(CORE_OBJS) $(CACHE_OBJS) $(ADVICE_OBJS): extension/cache/cache.h
-$(CORE_OBJS) $(ADVICE_OBJS) $(WHATIF_OBJS): extension/whatif/whatif.h
-$(CORE_OBJS) $(ADVICE_OBJS): extension/advice/advice.h
-$(CORE_OBJS) $(BUS_OBJS): extension/bus/bus.h
-$(BUS_OBJS): extension/cache/cache.h
+# Every object depends on every header: coarse, but never stale (the
+# module is small, and PGXS outside a configured source tree has no
+# automatic dependencies).
+$(OBJS): $(wildcard extension/*/*.h)
 
 all: $(ADVISOR)
 

@@ -34,7 +34,7 @@
 #include "utils/resowner.h"
 #include "utils/syscache.h"
 
-#include "advice/advice.h"
+#include "advice/advice_internal.h"
 
 /*
  * Run fn(arg) in a subtransaction; on error, roll it back, drop the error

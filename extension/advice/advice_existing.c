@@ -23,7 +23,7 @@
 #include "utils/relcache.h"
 #include "utils/syscache.h"
 
-#include "advice/advice.h"
+#include "advice/advice_internal.h"
 
 typedef bool (*AdviceIndexVisitor) (Relation index, void *arg);
 

@@ -13,7 +13,7 @@
 
 #include "utils/guc.h"
 
-#include "advice/advice.h"
+#include "advice/advice_internal.h"
 
 bool		advice_enabled = true;
 double		advice_sample_rate = 0.1;

@@ -12,13 +12,13 @@
  * Only top-level statements are sampled (not those run inside functions or
  * utility commands such as DECLARE CURSOR; EXECUTE and EXPLAIN ANALYZE
  * count as top level), by core's statement nesting level
- * (core/core_nesting.c); writes are counted at every level. A statement
+ * (common/base_nesting.c); writes are counted at every level. A statement
  * the result cache serves runs its real plan one level down, when it leads
  * or bypasses the cache (a hit scans nothing): that plan is sampled as the
  * statement's own (SfcAtClientLevel()).
  *
  * Nothing is sampled nor counted in a database where sfcache is not
- * created (SfcExtensionActive(), core/core_extension.c).
+ * created (SfcExtensionActive(), common/base_extension.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -38,7 +38,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 
-#include "advice/advice.h"
+#include "advice/advice_internal.h"
 
 #define ADVICE_MAX_SAMPLED 8
 

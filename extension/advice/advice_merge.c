@@ -18,7 +18,7 @@
  */
 #include "postgres.h"
 
-#include "advice/advice.h"
+#include "advice/advice_internal.h"
 
 /* The qual of quals on q's key with the same test, or NULL. */
 static AdviceQual *

@@ -53,7 +53,7 @@
 #include "storage/ipc.h"
 #include "storage/shmem.h"
 
-#include "advice/advice.h"
+#include "advice/advice_internal.h"
 
 #define ADVICE_FILE			PGSTAT_STAT_PERMANENT_DIRECTORY "/sfcache_advice.stat"
 #define ADVICE_FILE_TMP		ADVICE_FILE ".tmp"

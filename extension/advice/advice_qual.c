@@ -38,7 +38,7 @@
 #include "utils/lsyscache.h"
 #include "utils/ruleutils.h"
 
-#include "advice/advice.h"
+#include "advice/advice_internal.h"
 
 typedef struct VarCheck
 {

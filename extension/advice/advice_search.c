@@ -60,7 +60,7 @@
 #include "optimizer/optimizer.h"
 #include "utils/memutils.h"
 
-#include "advice/advice.h"
+#include "advice/advice_internal.h"
 
 #define ADVICE_GIN_UPKEEP	3.0
 #define ADVICE_MIN_WORKLOAD_SHARE 0.02

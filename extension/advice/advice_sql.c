@@ -30,7 +30,7 @@
 #include "utils/lsyscache.h"
 #include "utils/timestamp.h"
 
-#include "advice/advice.h"
+#include "advice/advice_internal.h"
 
 SFC_FUNCTION_INFO_V1(sfcache_index_advice_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_index_advice_0_3);

@@ -45,7 +45,7 @@
 #include "utils/hsearch.h"
 #include "utils/timestamp.h"
 
-#include "advice/advice.h"
+#include "advice/advice_internal.h"
 
 #define ADVICE_TRANCHE		"sfcache_advice"
 #define ADVICE_EVICT_SHARE	0.10

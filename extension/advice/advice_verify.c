@@ -15,7 +15,7 @@
 
 #include "utils/guc.h"
 
-#include "advice/advice.h"
+#include "advice/advice_internal.h"
 
 /* A scan returning more than this share of its table gets no index. */
 #define ADVICE_LARGE_SHARE	0.25

@@ -30,7 +30,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 
-#include "advice/advice.h"
+#include "advice/advice_internal.h"
 
 #define ADVICE_MAX_OBS		64
 #define ADVICE_ANCESTORS	3

@@ -26,7 +26,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
-#include "bus/bus.h"
+#include "bus/bus_internal.h"
 
 char	   *bus_redis_url_masked = NULL;
 char	   *bus_redis_url = NULL;

@@ -9,7 +9,7 @@
  */
 #include "postgres.h"
 
-#include "bus/bus.h"
+#include "bus/bus_internal.h"
 
 void
 BusInit(void)

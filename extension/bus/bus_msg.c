@@ -24,7 +24,7 @@
 
 #include "lib/stringinfo.h"
 
-#include "bus/bus.h"
+#include "bus/bus_internal.h"
 
 /* The message as a palloc'd string. */
 char *

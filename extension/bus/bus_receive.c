@@ -3,8 +3,9 @@
  * bus_receive.c
  *		Owns what the worker does with another node's message: the peer
  *		table (last sequence, watermark, liveness), the rules for own
- *		messages, duplicates and gaps, the generation bumps, and the
- *		standby's horizon and pending LSNs.
+ *		messages, duplicates and gaps, the generation bumps (with the
+ *		commit LSN a standby must replay past, which the cache keeps beside
+ *		its counters), and the standby's horizon.
  *
  * Rules, per sender (its name; a new incarnation is a new sender):
  *	- own messages (our node name) are skipped;
@@ -14,12 +15,12 @@
  *	  message shows too), flush everything: we cannot know what was lost;
  *	- a sequence already seen is a duplicate, skipped;
  *	- otherwise R bumps the relations' generations, D and F everything.
- * Before any bump, the commit's LSN is stored as the pending LSN of the
- * relations' slots (for a flush, the larger of the sender's highest
- * published commit LSN and its watermark, as the global pending LSN: a
- * lost message's commit lies before the first, a commit never published
- * (made while its node was off the bus) before the second): bus_standby.c reads the generations, then these, so
- * a result a standby stores after a bump was computed past that commit.
+ * Each bump carries the commit's LSN (for a flush, the larger of the
+ * sender's highest published commit LSN and its watermark: a lost
+ * message's commit lies before the first, a commit never published (made
+ * while its node was off the bus) before the second); the cache stores it
+ * before it bumps, and a standby serves or stores results over those
+ * relations again once replayed past it.
  * Relation OIDs name the same relations only between nodes sharing a
  * system identifier (a primary, its standbys, their promoted clones):
  * another cluster's commit flushes everything.
@@ -34,15 +35,13 @@
 #include "access/xlog.h"
 #include "utils/timestamp.h"
 
-#include "bus/bus.h"
+#include "bus/bus_internal.h"
 
-/* Flush every result; a standby stores again once replayed past pending_lsn. */
+/* Flush every result; a standby stores again once replayed past replay_needed. */
 void
-BusFlushAll(XLogRecPtr pending_lsn)
+BusFlushAll(XLogRecPtr replay_needed)
 {
-	BusAdvanceLsn(&bus_shared->pending_global, pending_lsn);
-	pg_memory_barrier();
-	CacheInvalidateAllNow();
+	CacheInvalidateAllNow(replay_needed);
 	BusCount(BUS_FLUSHES);
 }
 
@@ -180,7 +179,7 @@ judge(const BusMsg *msg)
 	return v;
 }
 
-/* Bump what msg invalidates, after storing its pending LSNs. */
+/* Bump what msg invalidates, with its commit's LSN. */
 static void
 apply(const BusMsg *msg, bool same_cluster)
 {
@@ -191,11 +190,7 @@ apply(const BusMsg *msg, bool same_cluster)
 		BusFlushAll(same_cluster ? Max(msg->lsn, msg->highest_lsn) : InvalidXLogRecPtr);
 		return;
 	}
-	for (int i = 0; i < msg->nrelids; i++)
-		BusAdvanceLsn(&bus_shared->pending[CacheGenSlotFor(msg->dbid, msg->relids[i])],
-					  msg->lsn);
-	pg_memory_barrier();
-	CacheInvalidateRelationsOf(msg->dbid, msg->nrelids, msg->relids);
+	CacheInvalidateRelationsOf(msg->dbid, msg->nrelids, msg->relids, msg->lsn);
 }
 
 /* The worker: one message from the channel. */

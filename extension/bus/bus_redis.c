@@ -21,7 +21,7 @@
 
 #include "storage/fd.h"
 
-#include "bus/bus.h"
+#include "bus/bus_internal.h"
 
 static redisContext * cmd_ctx = NULL;
 static redisContext * sub_ctx = NULL;

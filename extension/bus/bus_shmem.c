@@ -4,7 +4,7 @@
  *		Owns the bus's shared memory: the queue of committed transactions
  *		the worker publishes, the committing backends' marks the worker's
  *		watermark is computed from, the peers, the counters and the
- *		standby's pending LSNs (read by bus_standby.c, written by
+ *		standby's horizon (read by bus_standby.c, written by
  *		bus_receive.c).
  *
  * The committing backend's side (BusCommitCallback) only copies into
@@ -27,7 +27,7 @@
  *
  * Locking: bus_shared->lock protects the queue, the peers, the state and
  * the error text; the counters, the overflow flag, the marks and the
- * pending LSNs are atomics.
+ * horizon are atomics.
  *
  *-------------------------------------------------------------------------
  */
@@ -40,7 +40,7 @@
 #include "storage/shmem.h"
 #include "utils/timestamp.h"
 
-#include "bus/bus.h"
+#include "bus/bus_internal.h"
 
 BusShared  *bus_shared = NULL;
 
@@ -76,9 +76,6 @@ bus_shmem_init(void)
 		pg_atomic_init_u64(&bus_shared->counters[i], 0);
 	pg_atomic_init_u32(&bus_shared->usable, 0);
 	pg_atomic_init_u64(&bus_shared->horizon, 0);
-	pg_atomic_init_u64(&bus_shared->pending_global, 0);
-	for (int i = 0; i < SFC_GEN_SLOTS; i++)
-		pg_atomic_init_u64(&bus_shared->pending[i], 0);
 	bus_shared->ncommitting = committing_slots();
 	for (int i = 0; i < bus_shared->ncommitting; i++)
 		pg_atomic_init_u64(&bus_shared->committing[i], 0);

@@ -19,7 +19,7 @@
 #include "utils/pg_lsn.h"
 #include "utils/timestamp.h"
 
-#include "bus/bus.h"
+#include "bus/bus_internal.h"
 
 SFC_FUNCTION_INFO_V1(sfcache_bus_state_0_3);
 SFC_FUNCTION_INFO_V1(sfcache_bus_peers_0_3);
@@ -32,18 +32,6 @@ static const char *const state_names[] = {
 
 #define BUS_STATE_COLS 22
 
-/* Slots whose last invalidation the standby has not replayed yet. */
-static int
-pending_slots(XLogRecPtr replay)
-{
-	int			n = 0;
-
-	for (int i = 0; i < SFC_GEN_SLOTS; i++)
-		if (pg_atomic_read_u64(&bus_shared->pending[i]) > replay)
-			n++;
-	return n;
-}
-
 Datum
 sfcache_bus_state_0_3(PG_FUNCTION_ARGS)
 {
@@ -54,7 +42,8 @@ sfcache_bus_state_0_3(PG_FUNCTION_ARGS)
 	bool		standby = RecoveryInProgress();
 	XLogRecPtr	replay = standby ? GetXLogReplayRecPtr(NULL) : InvalidXLogRecPtr;
 	XLogRecPtr	horizon = pg_atomic_read_u64(&bus_shared->horizon);
-	XLogRecPtr	pending = pg_atomic_read_u64(&bus_shared->pending_global);
+	XLogRecPtr	pending;
+	int			pending_slots = CacheSlotsAwaitingReplay(replay, &pending);
 	BusState	state;
 	char		node[BUS_NAME_LEN];
 	char		error[BUS_ERROR_LEN];
@@ -94,9 +83,9 @@ sfcache_bus_state_0_3(PG_FUNCTION_ARGS)
 	nulls[n++] = horizon == InvalidXLogRecPtr;
 	values[n] = LSNGetDatum(pending);
 	nulls[n++] = pending == InvalidXLogRecPtr;
-	values[n] = Int32GetDatum(standby ? pending_slots(replay) : 0);
+	values[n] = Int32GetDatum(standby ? pending_slots : 0);
 	nulls[n++] = !standby;
-	values[n++] = BoolGetDatum(standby && BusStandbyCheck(NIL) == SFC_BYPASS_NONE);
+	values[n++] = BoolGetDatum(standby && BusStandbyCheck() == SFC_BYPASS_NONE);
 	Assert(n == BUS_STATE_COLS);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

@@ -7,36 +7,34 @@
  *			published a watermark at or past the standby's replay position:
  *			every commit the standby has replayed has reached it as a
  *			message and bumped its generations;
- *		 2. the standby has replayed past the commit LSN of the last
- *			invalidation received for each relation the statement reads
- *			(and past the last flush's): a message that arrives before its
- *			commit is replayed must not let a result computed before that
- *			commit be stored after the bump.
+ *		 2. (checked by the cache itself, CacheReplayedPast) the standby has
+ *			replayed past the commit LSN of the last invalidation received
+ *			for each relation the statement reads (and past the last
+ *			flush's): a message that arrives before its commit is replayed
+ *			must not let a result computed before that commit be stored
+ *			after the bump.
  * Otherwise the statement bypasses the cache: "standby without bus" when
  * there is no bus or no live primary on it, "standby behind" when one of
  * the two positions does not hold yet.
  *
  * The cache calls this after reading the generations and before taking
  * the snapshot (when storing) or serving, so with bus_receive.c's order
- * (pending LSN, then bump, then horizon) a stored result is never older
- * than the snapshot of a statement it is served to.
+ * (replay-needed LSN, then bump, then horizon) a stored result is never
+ * older than the snapshot of a statement it is served to.
  *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
 
 #include "access/xlogrecovery.h"
-#include "miscadmin.h"
-#include "nodes/pg_list.h"
 
-#include "bus/bus.h"
+#include "bus/bus_internal.h"
 
 SfcBypass
-BusStandbyCheck(List *relids)
+BusStandbyCheck(void)
 {
 	XLogRecPtr	horizon;
 	XLogRecPtr	replay;
-	ListCell   *lc;
 
 	if (bus_shared == NULL || !BusConfigured() ||
 		!pg_atomic_read_u32(&bus_shared->usable))
@@ -48,14 +46,5 @@ BusStandbyCheck(List *relids)
 	replay = GetXLogReplayRecPtr(NULL);
 	if (horizon < replay)
 		return SFC_BYPASS_STANDBY_BEHIND;
-	if (pg_atomic_read_u64(&bus_shared->pending_global) > replay)
-		return SFC_BYPASS_STANDBY_BEHIND;
-	foreach(lc, relids)
-	{
-		uint32		slot = CacheGenSlotFor(MyDatabaseId, lfirst_oid(lc));
-
-		if (pg_atomic_read_u64(&bus_shared->pending[slot]) > replay)
-			return SFC_BYPASS_STANDBY_BEHIND;
-	}
 	return SFC_BYPASS_NONE;
 }

@@ -13,7 +13,7 @@
  */
 #include "postgres.h"
 
-#include "bus/bus.h"
+#include "bus/bus_internal.h"
 
 /* A malloc'd copy of [from, from + len), or NULL when out of memory. */
 static char *

@@ -36,7 +36,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "bus/bus.h"
+#include "bus/bus_internal.h"
 
 #define BUS_BACKOFF_MIN_MS 100
 #define BUS_BACKOFF_MAX_MS 2000

@@ -76,7 +76,7 @@
 #include "storage/shmem.h"
 #include "utils/timestamp.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 #define DOOR_HASHES 8
 #define DOOR_MIN_BITS (1 << 20)

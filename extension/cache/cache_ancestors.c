@@ -30,7 +30,7 @@
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 typedef struct AncestorsShared
 {

@@ -24,6 +24,7 @@
 #include "access/transam.h"
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "access/xlogrecovery.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_proc.h"
@@ -35,7 +36,7 @@
 #include "utils/varlena.h"
 #include "utils/lsyscache.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 typedef struct WalkContext
 {
@@ -436,14 +437,24 @@ CacheRegisterStandbyCheck(CacheStandbyCheck check)
 
 /*
  * On a hot standby: its replay fires no hook, so only a registered rule
- * (the Redis bus) can say a result is as fresh as the statement's snapshot.
+ * (the Redis bus) can say a result is as fresh as the statement's snapshot;
+ * then the standby must have replayed past what that rule's invalidations
+ * asked for the relations read. Called after the generations are read and
+ * before the snapshot is taken (cache_inval_counters.c's order).
  */
 SfcBypass
 CacheCheckStandby(List *relids)
 {
+	SfcBypass	why;
+
 	if (standby_check == NULL)
 		return SFC_BYPASS_STANDBY;
-	return standby_check(relids);
+	why = standby_check();
+	if (why != SFC_BYPASS_NONE)
+		return why;
+	if (!CacheReplayedPast(relids, GetXLogReplayRecPtr(NULL)))
+		return SFC_BYPASS_STANDBY_BEHIND;
+	return SFC_BYPASS_NONE;
 }
 
 /* What must be checked again at each execution of a cached plan. */

@@ -27,7 +27,7 @@
 #include "utils/rel.h"
 #include "utils/typcache.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 SFC_FUNCTION_INFO_V1(sfcache_capture_0_3);
 

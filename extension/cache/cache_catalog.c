@@ -61,7 +61,7 @@
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 /* Deep enough for any real nesting of arrays, records and domains. */
 #define SFC_TYPE_DEPTH 16

@@ -50,7 +50,7 @@
 #include "utils/typcache.h"
 #include "utils/varlena.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 static bool type_is_mutable(Oid typid, List **types);
 static bool expr_is_mutable(Node *node, List **types);

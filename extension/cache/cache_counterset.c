@@ -16,7 +16,7 @@
 #include "common/hashfn.h"
 #include "utils/memutils.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 typedef struct CounterEntry
 {

@@ -65,7 +65,7 @@
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 /* A column compared with constants or parameters, in one query level. */
 typedef struct Restriction

@@ -26,7 +26,7 @@
 #include "tcop/tcopprot.h"
 #include "utils/ruleutils.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 /* Set by the planner hook when it bypasses a top-level statement. */
 static SfcBypass last_plan_bypass = SFC_BYPASS_NONE;

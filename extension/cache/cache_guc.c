@@ -23,7 +23,7 @@
 #include "utils/guc.h"
 #include "utils/varlena.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 int			sfc_cache_mode = SFC_CACHE_ON;
 int			sfc_memory_mb = 64;

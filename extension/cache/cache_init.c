@@ -13,7 +13,7 @@
 #include "postgres.h"
 
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 void
 CacheInit(void)

@@ -29,7 +29,7 @@
 #include "miscadmin.h"
 #include "replication/logicalworker.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 #define MAX_COMMIT_CALLBACKS 2
 

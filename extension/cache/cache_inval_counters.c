@@ -7,7 +7,10 @@
  *		leader takes of the counters its result depends on and the check
  *		that they have not moved, and the bumps themselves (those of a
  *		commit, cache_inval_commit.c decides when, and those that happen at
- *		once: sfcache.invalidate(), another node's commit, a flush).
+ *		once: sfcache.invalidate(), another node's commit, a flush), and, on a
+ *		hot standby, the WAL position each relation slot's last invalidation
+ *		from another node must be replayed past before the slot's results
+ *		may be served or stored again.
  *
  * The protocol (doc/DESIGN.md, "Invalidation"): each relation maps to a slot
  * of a fixed array of atomics, indexed by a hash of (database, relation);
@@ -20,9 +23,16 @@
  * generation moved by the time it publishes. Entries are served only while
  * all their generations are current.
  *
+ * Another node's commit (the Redis bus) reaches a standby before or after
+ * the standby replays it. Its commit LSN is stored as the slots' "replay
+ * needed" position before the bump: a leader reads the generations, then
+ * (CacheReplayedPast, through CacheCheckStandby) these positions against
+ * its replay position, so a result it stores after a bump was computed
+ * past that commit.
+ *
  * Locking: none. The counters are atomics; readers and writers order their
  * accesses with full barriers (pg_atomic_fetch_add_* is one). The array is
- * created once, under AddinShmemInitLock (core_shmem.c).
+ * created once, under AddinShmemInitLock (base_shmem.c).
  *
  *-------------------------------------------------------------------------
  */
@@ -33,7 +43,7 @@
 #include "port/atomics.h"
 #include "storage/shmem.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 /*
  * The counters, one array: for each relation slot an "any row" counter,
@@ -62,6 +72,9 @@ typedef struct InvalShared
 	pg_atomic_uint64 global_gen;
 	pg_atomic_uint32 global_inflight;
 	GenCounter	counters[SFC_COUNTERS];
+	/* a standby's: the LSN to replay past, for every result, per slot */
+	pg_atomic_uint64 replay_needed_all;
+	pg_atomic_uint64 replay_needed[SFC_REL_SLOTS];
 } InvalShared;
 
 static InvalShared *inval = NULL;
@@ -125,6 +138,9 @@ inval_shmem_init(void)
 	{
 		pg_atomic_init_u64(&inval->global_gen, 1);
 		pg_atomic_init_u32(&inval->global_inflight, 0);
+		pg_atomic_init_u64(&inval->replay_needed_all, InvalidXLogRecPtr);
+		for (int i = 0; i < SFC_REL_SLOTS; i++)
+			pg_atomic_init_u64(&inval->replay_needed[i], InvalidXLogRecPtr);
 		for (int i = 0; i < SFC_COUNTERS; i++)
 		{
 			pg_atomic_init_u64(&inval->counters[i].gen, 1);
@@ -248,14 +264,34 @@ CacheCountersAfterCommit(const CounterSet *counters, bool global)
 	}
 }
 
+/* Raise *target to lsn, never lower it. */
+static void
+advance_lsn(pg_atomic_uint64 *target, XLogRecPtr lsn)
+{
+	uint64		old = pg_atomic_read_u64(target);
+
+	while (old < lsn && !pg_atomic_compare_exchange_u64(target, &old, lsn))
+		;
+}
+
 /*
  * Bump the given relations of any database now, as another node's commit
  * reported them or sfcache.invalidate() names them (already with their
- * ancestors and descendants).
+ * ancestors and descendants). replay_needed is another node's commit LSN
+ * (InvalidXLogRecPtr for a local invalidation): on a standby, results over
+ * these relations are served and stored again once replayed past it.
  */
 void
-CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids)
+CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids,
+						   XLogRecPtr replay_needed)
 {
+	if (replay_needed != InvalidXLogRecPtr)
+	{
+		for (int i = 0; i < nrelids; i++)
+			advance_lsn(&inval->replay_needed[CacheGenSlotFor(dbid, relids[i])],
+						replay_needed);
+		pg_memory_barrier();
+	}
 	for (int i = 0; i < nrelids; i++)
 	{
 		uint32		slot = CacheGenSlotFor(dbid, relids[i]);
@@ -266,9 +302,48 @@ CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids)
 	}
 }
 
-/* Bump the global generation now: every result is stale. */
+/* Bump the global generation now: every result is stale (see above). */
 void
-CacheInvalidateAllNow(void)
+CacheInvalidateAllNow(XLogRecPtr replay_needed)
 {
+	if (replay_needed != InvalidXLogRecPtr)
+	{
+		advance_lsn(&inval->replay_needed_all, replay_needed);
+		pg_memory_barrier();
+	}
 	pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+}
+
+/*
+ * On a standby: has it replayed past every invalidation another node told
+ * it of, for the relations of this database a statement reads?
+ */
+bool
+CacheReplayedPast(List *relids, XLogRecPtr replay)
+{
+	ListCell   *lc;
+
+	if (pg_atomic_read_u64(&inval->replay_needed_all) > replay)
+		return false;
+	foreach(lc, relids)
+	{
+		uint32		slot = slot_for(lfirst_oid(lc));
+
+		if (pg_atomic_read_u64(&inval->replay_needed[slot]) > replay)
+			return false;
+	}
+	return true;
+}
+
+/* For sfcache.bus: the slots not replayed past yet, and the global LSN. */
+int
+CacheSlotsAwaitingReplay(XLogRecPtr replay, XLogRecPtr *replay_needed_all)
+{
+	int			n = 0;
+
+	*replay_needed_all = pg_atomic_read_u64(&inval->replay_needed_all);
+	for (int i = 0; i < SFC_REL_SLOTS; i++)
+		if (pg_atomic_read_u64(&inval->replay_needed[i]) > replay)
+			n++;
+	return n;
 }

@@ -65,7 +65,7 @@
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 /* ExecutorStart (core_hooks.c): note the relations the statement writes. */
 void
@@ -76,7 +76,7 @@ CacheExecutorStart(QueryDesc *queryDesc, int eflags)
 	/*
 	 * A cached plan is not planned again unless something invalidates it:
 	 * this is where a client's statement learns that sfcache was created or
-	 * dropped in its database since the plan was made (core_extension.c then
+	 * dropped in its database since the plan was made (base_extension.c then
 	 * resets the plan cache, for its next execution).
 	 */
 	if (sfc_nesting_level == 0)

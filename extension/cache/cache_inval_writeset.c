@@ -34,7 +34,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 /*
  * What the current transaction wrote; kept in TopMemoryContext.
@@ -417,7 +417,7 @@ CacheInvalidateRelationNow(Oid relid)
 	{
 		Oid			rel = lfirst_oid(lc);
 
-		CacheInvalidateRelationsOf(MyDatabaseId, 1, &rel);
+		CacheInvalidateRelationsOf(MyDatabaseId, 1, &rel, InvalidXLogRecPtr);
 	}
 	list_free(rels);
 }

@@ -37,7 +37,7 @@
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 /*
  * 128 bits from one 64-bit hash, a CRC-32C (hardware-assisted where the CPU

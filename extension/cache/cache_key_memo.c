@@ -29,7 +29,7 @@
 #include "nodes/parsenodes.h"
 #include "utils/memutils.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 #define MEMO_ENTRIES 32			/* trees kept */
 #define SEEN_SLOTS 256			/* texts remembered as seen once */

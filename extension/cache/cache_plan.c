@@ -23,7 +23,7 @@
  * running around it. Queries of functions, triggers (deferred ones run at
  * COMMIT, outside any executor) and PL/pgSQL expressions are planned from
  * their own strings, so depth alone is not trusted (core's nesting level,
- * core/core_nesting.c). This file keeps the text of the prepared statement
+ * common/base_nesting.c). This file keeps the text of the prepared statement
  * a client's EXECUTE runs, from the ProcessUtility hook.
  *
  * A client's SELECT that bypasses for a reason known at planning is
@@ -50,7 +50,7 @@
 #include "utils/hsearch.h"
 #include "utils/memutils.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 /* While a client's EXECUTE runs: the text of the statement it executes. */
 static const char *client_execute_text = NULL;
@@ -164,7 +164,7 @@ make_cache_plan(Query *query, const char *statement, int cursorOptions,
 	stmt->queryId = query->queryId;
 	stmt->canSetTag = query->canSetTag;
 	stmt->planTree = (Plan *) make_cache_scan(query, statement, cursorOptions, info);
-	/* 16 and later check permissions from permInfos alone (core_rtable.c) */
+	/* 16 and later check permissions from permInfos alone (base_rtable.c) */
 	SfcCollectRelations(query, &stmt->rtable, &perminfos);
 	SfcPlannedStmtSetPermInfos(stmt, perminfos);
 	extract_query_dependencies((Node *) query, &stmt->relationOids,

@@ -55,7 +55,7 @@
 #include "utils/snapmgr.h"
 #include "utils/syscache.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 /* Columns of sfcache.relation_settings, as the install script creates it. */
 #define RS_NATTS		3

@@ -38,7 +38,7 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 SFC_FUNCTION_INFO_V1(sfcache_check_settable_0_4);
 SFC_FUNCTION_INFO_V1(sfcache_ttl_seconds_0_4);

@@ -35,7 +35,7 @@
 #include "mb/pg_wchar.h"
 #include "utils/portal.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 /* The head of printtup's DR_printtup. */
 typedef struct PrinttupHead

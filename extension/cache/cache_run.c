@@ -28,7 +28,7 @@
 #include "tcop/tcopprot.h"
 #include "utils/tuplestore.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 /* Move what was serialised so far into the tuplestore, and keep spilling. */
 static void

@@ -32,7 +32,7 @@
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 typedef struct SfcScanState
 {

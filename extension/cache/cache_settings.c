@@ -52,7 +52,7 @@
 #include "utils/pg_locale.h"
 #include "utils/xml.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 /* The integer- and boolean-valued settings, in one block of bytes. */
 typedef struct ScalarSettings

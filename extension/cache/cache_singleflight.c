@@ -44,7 +44,7 @@
 #include "storage/ipc.h"
 #include "utils/timestamp.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 /* The entry this backend leads, if any, for clean-up on error or exit. */
 static CacheEntry *leading = NULL;

@@ -25,7 +25,7 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 SFC_FUNCTION_INFO_V1(sfcache_flush_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_invalidate_0_1);

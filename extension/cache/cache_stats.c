@@ -37,7 +37,7 @@
 #include "utils/hsearch.h"
 #include "utils/timestamp.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 #define SHAPE_PARTITIONS 16
 #define SHAPE_TEXT_LEN 256

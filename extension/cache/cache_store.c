@@ -47,7 +47,7 @@
 #include "utils/memutils.h"
 #include "utils/timestamp.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 #define SFC_PARTITIONS 32		/* a power of two */
 #define SFC_EVICT_ROUNDS 2		/* sweeps of the clock before giving up */
@@ -601,7 +601,7 @@ remove_ready_entries(Oid dbid)
 void
 CacheStoreFlush(void)
 {
-	CacheInvalidateAllNow();
+	CacheInvalidateAllNow(InvalidXLogRecPtr);
 	remove_ready_entries(InvalidOid);
 }
 

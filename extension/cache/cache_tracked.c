@@ -37,7 +37,7 @@
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 #define CAPTURE_SYMBOL "sfcache_capture_0_3"
 

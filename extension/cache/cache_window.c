@@ -42,7 +42,7 @@
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 /* A conjunct of one clause (WHERE or an ON), with its clause's number. */
 typedef struct Conjunct

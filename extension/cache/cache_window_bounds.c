@@ -49,7 +49,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "cache/cache.h"
+#include "cache/cache_internal.h"
 
 #define SFC_WINDOW_INDEX_ROWS 1000	/* rows failing the filters, per side */
 #define SFC_WINDOW_HEAP_ROWS 100000 /* rows a sequential scan reads */

@@ -10,7 +10,7 @@
  * The order, outermost first (a subsystem listed first sees the event
  * first, and sees its end last):
  *
- *	shmem_request, shmem_startup: the previous hook, then core_shmem.c's
+ *	shmem_request, shmem_startup: the previous hook, then base_shmem.c's
  *		registry (the parts in the order they were registered).
  *	planner: cache (a client's cacheable SELECT becomes a cache plan);
  *		otherwise whatif counts the planner call (hypothetical indexes are
@@ -26,30 +26,30 @@
  *	ExecutorStart: advice (sampling asks for row counts before the plan
  *		starts), cache (counts a client's SELECT that bypassed at planning,
  *		notes the relations the statement writes), then the executor.
- *	ExecutorRun, ExecutorFinish: core (nesting level + 1 around them);
+ *	ExecutorRun, ExecutorFinish: base (nesting level + 1 around them);
  *		ExecutorRun also lets the cache swap the receiver (cache_replay.c),
  *		decided again at each run of a portal.
  *	ExecutorEnd: cache (the plan EXPLAIN showed under the cache node is
  *		taken off it), advice (records the sampled plan, counts writes),
  *		then the executor.
  *	ProcessUtility: whatif (a plain EXPLAIN shows the session's
- *		hypothetical indexes), core (nesting level + 1 unless EXPLAIN or
+ *		hypothetical indexes), base (nesting level + 1 unless EXPLAIN or
  *		EXECUTE), cache (the text of the prepared statement a client's
  *		EXECUTE runs; that an EXPLAIN runs, so the cache node shows its
  *		child plan; the writes the command makes, COMMIT PREPARED
  *		bracketed as a global write in flight), then the command; after it
- *		succeeded, core (COMMIT PREPARED moves every extension epoch),
+ *		succeeded, base (COMMIT PREPARED moves every extension epoch),
  *		cache (VACUUM and ANALYZE drop results over their tables) and
  *		advice (counts COPY FROM and TRUNCATE).
- *	object_access: the previous hook, then core (an extension created or
- *		dropped, core_extension.c; a database dropped, noted here), then
+ *	object_access: the previous hook, then base (an extension created or
+ *		dropped, base_extension.c; a database dropped, noted here), then
  *		cache (ALTER and DROP of relations, hierarchy changes, code and
  *		types that change results).
  *	transaction callback: advice (forgets sampled statements), then cache
  *		(bumps generations around the commit; at commit, the cache's
  *		invalidation callbacks, which the advice registered, run; a
  *		transaction that created or dropped an extension frees its
- *		database's results), then core (moves the database's extension
+ *		database's results), then base (moves the database's extension
  *		epoch, so that other sessions read pg_extension again); at the
  *		commit of DROP DATABASE, cache then advice free what they hold of
  *		the dropped database (results, statement shapes, advice record).
@@ -277,7 +277,7 @@ run_utility(const UtilityCall *c)
 /* What the subsystems did before a command, to undo after it. */
 typedef struct UtilityUndo
 {
-	int			nesting_level;	/* core: the level to restore */
+	int			nesting_level;	/* base: the level to restore */
 	int			whatif_explain; /* whatif: WhatifUtilityBegin()'s result */
 	bool		cache_entered;	/* cache: the EXECUTE text was set... */
 	const char *execute_text;	/* ... over this one */
@@ -388,7 +388,7 @@ sfc_xact_callback(XactEvent event, void *arg)
 
 /* Install every hook; from _PG_init, after the subsystems' Init. */
 void
-SfcHooksInit(void)
+CoreHooksInit(void)
 {
 	prev_shmem_request = shmem_request_hook;
 	shmem_request_hook = sfc_shmem_request;

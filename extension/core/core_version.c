@@ -12,7 +12,7 @@
 #include "utils/builtins.h"
 #include "utils/timestamp.h"
 
-#include "core/core.h"
+#include "base/base.h"
 
 SFC_FUNCTION_INFO_V1(sfcache_version_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_started_at_0_1);

@@ -41,14 +41,14 @@ _PG_init(void)
 	 * is the order they are initialised in; the Redis bus (bus/) registers
 	 * its part, its commit callback, its standby rule and its background
 	 * worker after them. The hypothetical indexes (whatif/) have no settings
-	 * nor shared state: only hooks. Core's own part (whether sfcache is
-	 * created in each database, core_extension.c) comes first.
+	 * nor shared state: only hooks. The base's part (whether sfcache is
+	 * created in each database, base_extension.c) comes first.
 	 */
 	SfcExtensionInit();
 	CacheInit();
 	AdviceInit();
 	BusInit();
-	SfcHooksInit();
+	CoreHooksInit();
 
 	MarkGUCPrefixReserved("sfcache");
 }

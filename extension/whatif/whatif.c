@@ -39,7 +39,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 
-#include "whatif/whatif.h"
+#include "whatif/whatif_internal.h"
 
 static List *whatif_session = NIL;	/* WhatifIndex *, in TopMemoryContext */
 static List *whatif_active = NIL;	/* offered inside WhatifPlan() */

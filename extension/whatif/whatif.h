@@ -2,8 +2,9 @@
  *
  * whatif.h
  *		The interface of extension/whatif, the hypothetical indexes: the
- *		entry points core_hooks.c calls, what the index advice uses, and
- *		what the files whatif*.c share. It depends on core only.
+ *		entry points core_hooks.c calls and what the index advice uses.
+ *		What the files whatif*.c share besides is in whatif_internal.h.
+ *		It depends on base only.
  *
  * A hypothetical index lives in backend-local memory only.  It is added to
  * a relation's index list by get_relation_info_hook while sfcache plans a
@@ -22,7 +23,7 @@
 #include "nodes/pathnodes.h"
 #include "nodes/plannodes.h"
 
-#include "core/core.h"
+#include "base/base.h"
 
 /* One hypothetical index, as parsed from its CREATE INDEX statement. */
 typedef struct WhatifIndex
@@ -48,15 +49,6 @@ typedef struct WhatifIndex
 	int			tree_height;
 } WhatifIndex;
 
-/* whatif_ddl.c */
-extern WhatifIndex *WhatifParseIndexDdl(const char *ddl);
-
-/* whatif_size.c */
-extern void WhatifEstimateSize(WhatifIndex *windex, PlannerInfo *root,
-							   RelOptInfo *rel);
-extern void WhatifEstimateSizeFromCatalog(WhatifIndex *windex);
-extern int64 WhatifSizeBytes(const WhatifIndex *windex);
-
 /* whatif.c: the hooks' entry points (core_hooks.c) */
 extern void WhatifGetRelationInfo(PlannerInfo *root, Oid relid, bool inhparent,
 								  RelOptInfo *rel);
@@ -68,23 +60,16 @@ extern void WhatifPlannerEnd(void);
 extern int	WhatifUtilityBegin(Node *stmt);
 extern void WhatifUtilityEnd(int saved);
 
-/* whatif.c */
+/* what the index advice uses: parse, size, plan with, walk a plan */
+extern WhatifIndex *WhatifParseIndexDdl(const char *ddl);
+extern int64 WhatifSizeBytes(const WhatifIndex *windex);
 extern PlannedStmt *WhatifPlan(Query *query, const char *sql, List *indexes);
-extern void WhatifAddSessionIndex(WhatifIndex *windex);
-extern List *WhatifSessionIndexes(void);
-extern void WhatifResetSession(void);
-
-/* whatif_plan.c */
+extern Query *WhatifAnalyzeSelect(const char *sql);
 typedef void (*WhatifPlanVisitor) (Plan *plan, Plan **ancestors, int depth,
 								   void *arg);
-extern Query *WhatifAnalyzeSelect(const char *sql);
 extern void WhatifWalkPlan(PlannedStmt *stmt, WhatifPlanVisitor visit,
 						   void *arg);
 extern List *WhatifUsedIndexes(PlannedStmt *stmt, List *indexes);
-extern void WhatifCheckSelectPrivileges(Query *query);
-extern void WhatifCheckIndexPrivileges(const WhatifIndex *windex);
 extern void WhatifUseSearchPath(const char *search_path, int *nestlevel);
-extern void WhatifErrorPositionPush(ErrorContextCallback *cb, const char *text);
-extern void WhatifErrorPositionPop(ErrorContextCallback *cb);
 
 #endif							/* SFCACHE_WHATIF_H */

@@ -29,7 +29,7 @@
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 
-#include "whatif/whatif.h"
+#include "whatif/whatif_internal.h"
 
 static int	whatif_counter = 0;
 

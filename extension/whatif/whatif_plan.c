@@ -21,7 +21,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 
-#include "whatif/whatif.h"
+#include "whatif/whatif_internal.h"
 
 #define WHATIF_MAX_DEPTH 64
 

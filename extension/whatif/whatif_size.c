@@ -49,7 +49,7 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
-#include "whatif/whatif.h"
+#include "whatif/whatif_internal.h"
 
 #define HYPO_FILL			0.90
 #define HYPO_GIN_POSTING	2.0

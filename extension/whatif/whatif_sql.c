@@ -25,7 +25,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 
-#include "whatif/whatif.h"
+#include "whatif/whatif_internal.h"
 
 SFC_FUNCTION_INFO_V1(sfcache_whatif_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_hypothetical_index_0_1);

@@ -3,7 +3,7 @@
 -- GRANT or REVOKE on a relation drops no stored result (the key has the
 -- role in it): the hits after a REVOKE must refuse. (From PostgreSQL 16 on the
 -- executor checks them from the plan's permission infos: the cache plan
--- carries them, core_rtable.c.)
+-- carries them, base_rtable.c.)
 CREATE EXTENSION IF NOT EXISTS sfcache;
 CREATE ROLE sfc_perm_user;
 CREATE ROLE sfc_perm_group;

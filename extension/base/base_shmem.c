@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * core_shmem.c
+ * base_shmem.c
  *		Owns sfcache's fixed shared memory: a registry of the parts each
  *		subsystem contributes ({tranche, size, init}), one request of all
  *		of them (from shmem_request_hook, which core_hooks.c owns) and one
@@ -21,7 +21,7 @@
 #include "storage/shmem.h"
 #include "utils/timestamp.h"
 
-#include "core/core.h"
+#include "base/base.h"
 
 #define SFC_MAX_SHMEM_PARTS 12
 

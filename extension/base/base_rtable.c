@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * core_rtable.c
+ * base_rtable.c
  *		The relations a query tree reads and the permissions they need,
  *		flattened over every query level (subqueries, CTEs, sublinks, the
  *		queries of views and row security policies) the way the planner
@@ -19,7 +19,7 @@
 
 #include "nodes/nodeFuncs.h"
 
-#include "core/core.h"
+#include "base/base.h"
 
 typedef struct RtableContext
 {

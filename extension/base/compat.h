@@ -10,7 +10,7 @@
  * Each block says which major introduced the API and what the older ones
  * get instead. Where the older majors need more than a macro (a function
  * PostgreSQL only has from 17 on), the function lives in compat.c, under
- * the same version test. core.h includes this header, so every file of
+ * the same version test. base.h includes this header, so every file of
  * the module sees it; the advisor (a libpq program) does not need it.
  *
  *-------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * core_nesting.c
+ * base_nesting.c
  *		Owns the statement nesting level, like pg_stat_statements' own:
  *		0 while the client's statement runs, one more inside each executor
  *		run or finish and each utility statement other than EXPLAIN and
@@ -18,7 +18,7 @@
 
 #include "executor/executor.h"
 
-#include "core/core.h"
+#include "base/base.h"
 
 int			sfc_nesting_level = 0;
 

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * core_extension.c
+ * base_extension.c
  *		Owns "is sfcache created in this database?": the result cache and
  *		the index advice act only where it is (SfcExtensionActive()), from
  *		the moment CREATE EXTENSION commits, and stop, for every session,
@@ -59,7 +59,7 @@
 #include "utils/rel.h"
 #include "utils/snapmgr.h"
 
-#include "core/core.h"
+#include "base/base.h"
 
 #define SFC_EXTENSION_SLOTS 64
 
@@ -91,7 +91,7 @@ extension_shmem_size(void)
 	return MAXALIGN(sizeof(ExtensionShared));
 }
 
-/* Caller holds AddinShmemInitLock (core_shmem.c). */
+/* Caller holds AddinShmemInitLock (base_shmem.c). */
 static void
 extension_shmem_init(void)
 {

@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * core_test_hold.c
+ * base_test_hold.c
  *		The pause points of the isolation tests: a backend waits on an
  *		advisory lock that the test holds, which isolationtester sees as a
  *		lock wait (the technique of src/test/modules/delay_execution).
@@ -12,7 +12,7 @@
 #include "miscadmin.h"
 #include "storage/lock.h"
 
-#include "core/core.h"
+#include "base/base.h"
 
 /* Wait until the advisory lock pg_advisory_lock(key) is free; 0 is a no-op. */
 void

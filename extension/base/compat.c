@@ -19,7 +19,7 @@
 #include "tcop/tcopprot.h"
 #include "utils/wait_event.h"
 
-#include "core/core.h"
+#include "base/base.h"
 
 #if PG_VERSION_NUM < 170000
 /* What explain.c's ExplainOneQuery does when no hook is set (17 exports it). */

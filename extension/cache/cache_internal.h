@@ -1,0 +1,543 @@
+/*-------------------------------------------------------------------------
+ *
+ * cache_internal.h
+ *		What the result cache's own files share (settings, keys, windows,
+ *		cacheability, counters and the write set, the store, singleflight,
+ *		statistics, the custom scan). Only files of extension/cache include
+ *		it (scripts/check-includes); other subsystems and core see cache.h.
+ *
+ *-------------------------------------------------------------------------
+ */
+#ifndef SFCACHE_CACHE_INTERNAL_H
+#define SFCACHE_CACHE_INTERNAL_H
+
+#include "access/xact.h"
+#include "access/xlogdefs.h"
+#include "catalog/objectaccess.h"
+#include "commands/explain.h"
+#include "datatype/timestamp.h"
+#include "executor/execdesc.h"
+#include "fmgr.h"
+#include "lib/stringinfo.h"
+#include "nodes/extensible.h"
+#include "nodes/params.h"
+#include "nodes/parsenodes.h"
+#include "nodes/plannodes.h"
+#include "nodes/primnodes.h"
+#include "storage/condition_variable.h"
+#include "storage/lwlock.h"
+#include "tcop/dest.h"
+#include "tcop/utility.h"
+#include "utils/dsa.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+
+#include "cache/cache.h"
+
+
+/* ---- settings (cache_guc.c) ---- */
+
+typedef enum SfcCacheMode
+{
+	SFC_CACHE_OFF,
+	SFC_CACHE_COALESCE,			/* merge concurrent identical misses only */
+	SFC_CACHE_ON				/* merge and keep results */
+} SfcCacheMode;
+
+extern int	sfc_cache_mode;
+extern int	sfc_memory_mb;
+extern int	sfc_max_entries;
+extern int	sfc_max_entry_size_kb;
+extern int	sfc_ttl_s;
+extern int	sfc_wait_timeout_ms;
+extern int	sfc_max_statements;
+extern int	sfc_max_tags_per_transaction;
+extern char *sfc_immutable_functions;
+extern bool sfc_admission;
+extern int	sfc_admission_window;
+extern int	sfc_admission_period_s;
+extern int	sfc_test_admission_clock_s;
+extern int	sfc_test_hold_leader_lock;
+extern int	sfc_test_hold_commit_lock;
+extern int	sfc_test_hold_follower_lock;
+
+extern void CacheGucInit(void);
+
+
+/* ---- cache keys (cache_key.c) ---- */
+
+/* 128 bits of hash naming one result: statement, constants, parameters, role. */
+typedef struct CacheKey
+{
+	uint64		hi;
+	uint64		lo;
+} CacheKey;
+
+extern CacheKey CacheKeyForQuery(Query *query);
+
+/* The Consts of a query tree, blanked while its shape is keyed. */
+typedef struct KeyConsts
+{
+	int			n;
+	int			cap;
+	Const	  **nodes;
+	Datum	   *values;
+	bool	   *isnull;
+} KeyConsts;
+
+extern void CacheKeyConstsBlank(Query *query, KeyConsts *consts);
+extern void CacheKeyConstsRestore(KeyConsts *consts);
+extern void CacheKeyConstsFree(KeyConsts *consts);
+extern CacheKey CacheKeyShape(Query *blanked, KeyConsts *consts);
+extern CacheKey CacheKeyCombine(CacheKey shape, const KeyConsts *consts,
+								const Bitmapset *windowed);
+
+/* cache_key_memo.c */
+extern CacheKey CacheKeyForStatement(Query *query, const char *text, int len,
+									 const Bitmapset *windowed);
+extern CacheKey CacheKeyWithParams(CacheKey query_key, ParamListInfo params,
+								   const Bitmapset *windowed_params);
+
+/* ---- validity windows of range constants (cache_window*.c) ---- */
+
+/*
+ * One windowed constant of a statement, found when it is planned
+ * (cache_window.c): the constant (a Const, or an external Param) is one
+ * side of the top-level conjunct "column strategy constant" on relation
+ * occurrence relid, written here with the column on the left.
+ */
+typedef struct WindowSpec
+{
+	Node	   *value;			/* Const or Param (PARAM_EXTERN) */
+	int			const_index;	/* Const: its place in the key's walk; else -1 */
+	Oid			relid;
+	AttrNumber	attno;
+	Oid			coltype;		/* the column's own type (output, length) */
+	int			strategy;		/* BTLessStrategyNumber ... column side */
+	Oid			opfamily;		/* the btree family of the comparison */
+	Oid			lefttype;		/* the comparison's column-side input type */
+	Oid			righttype;		/* and its constant-side type */
+	Oid			collid;			/* the comparison's input collation */
+	Oid			cmp_proc;		/* btree order proc (lefttype, righttype) */
+	Oid			self_cmp_proc;	/* btree order proc (lefttype, lefttype) */
+	char	   *colname;
+	List	   *filters;		/* other conjuncts of its clause on the same
+								 * occurrence (Vars of any varno: the scan's) */
+} WindowSpec;
+
+/* One windowed constant's value at an execution, and how to compare it. */
+typedef struct WindowValue
+{
+	const WindowSpec *spec;
+	Datum		value;
+	bool		keyed;			/* null, or another type: in the key instead */
+	int16		typlen;
+	bool		typbyval;
+	FmgrInfo	cmp;			/* cmp(column value, constant) */
+} WindowValue;
+
+/* The windowed constants of one execution, as a lookup checks them. */
+typedef struct WindowProbe
+{
+	int			n;
+	WindowValue *values;
+	bool		by_window;		/* out: served for another constant image */
+	bool		keep_copy;		/* copy the matched entry's windows (EXPLAIN) */
+	char	   *copy;			/* out: that copy */
+	Size		copy_len;
+} WindowProbe;
+
+extern List *CacheWindowsFind(Query *query);
+extern List *CacheWindowSpecsToList(List *specs);
+extern List *CacheWindowSpecsFromList(List *list);
+extern Bitmapset *CacheWindowedConsts(List *specs);
+extern WindowProbe *CacheWindowProbeMake(List *specs, ParamListInfo params,
+										 Bitmapset **windowed_params);
+
+/* cache_window_bounds.c */
+extern void CacheWindowsCompute(const WindowProbe *probe, ParamListInfo params,
+								Snapshot snapshot, StringInfo out);
+extern bool CacheWindowsContain(const char *windows, Size len, WindowProbe *probe);
+extern void CacheWindowsExplain(const WindowProbe *probe, const char *windows,
+								Size len, ExplainState *es);
+
+/* cache_settings.c */
+extern void CacheSettingsAppend(StringInfo buf);
+
+/* ---- cacheability (cache_cacheable.c) ---- */
+
+/* What the cacheability check learnt about a statement. */
+typedef struct CacheableInfo
+{
+	SfcBypass	bypass;
+	List	   *relids;			/* OIDs of every relation it reads */
+	List	   *inh_roots;		/* those read with their descendants */
+	int			ttl_override_s; /* smallest sfcache.set_ttl() among them, 0 if
+								 * none */
+	bool		ttl_default;	/* does sfcache.ttl apply to one of them? */
+} CacheableInfo;
+
+extern int	CacheStatementTtl(int ttl_override_s, bool ttl_default);
+
+extern void CacheCheckCacheable(Query *query, const char *query_string,
+								CacheableInfo *info);
+extern SfcBypass CacheCheckRuntimeBypass(List *relids);
+extern SfcBypass CacheCheckHierarchies(List *inh_roots);
+
+extern SfcBypass CacheCheckStandby(List *relids);
+
+/* ---- the code a statement runs (cache_code.c) ---- */
+
+extern bool CacheFunctionIsMutable(Oid funcid);
+extern bool CacheNodeRunsMutableCode(Node *node, List **types);
+extern List *CacheFunctionsExecutedBy(Query *query);
+extern void CacheCheckFunctionsExecutable(List *funcids);
+
+/* ---- IMMUTABLE code whose result comes from the catalogs (cache_catalog.c) ---- */
+
+extern bool CacheNodeReadsCatalogs(Node *node);
+
+/* ---- a set of counter numbers (cache_counterset.c) ---- */
+
+typedef struct CounterSet
+{
+	struct counterset_hash *table;	/* NULL while empty */
+} CounterSet;
+
+extern bool CounterSetAdd(CounterSet *set, uint32 counter);
+extern int	CounterSetCount(const CounterSet *set);
+extern bool CounterSetNext(const CounterSet *set, int *pos, uint32 *counter);
+extern void CounterSetReset(CounterSet *set);
+
+/* ---- a relation's ancestors, cached per backend (cache_ancestors.c) ---- */
+
+extern const SfcShmemPart CacheAncestorsShmemPart;
+extern List *CacheRelationAncestors(Oid relid);
+extern void CacheInheritanceChanged(void);
+extern void CacheInheritanceXactBump(bool end_of_xact);
+extern void CacheInheritanceEpochBump(void);
+
+/* ---- invalidation by key values (cache_tracked.c, cache_depend.c) ---- */
+
+extern bool CacheIsCaptureFunction(Oid fnoid);
+extern List *CacheTrackedColumns(Relation rel);
+extern List *CacheTrackedColumnsOf(Oid relid);
+extern bool CacheColumnIsTracked(List *columns, const char *attname);
+extern char *CacheColumnUntrackable(Oid relid, const char *attname);
+extern List *CacheValueDependencies(Query *query);
+extern int	CacheDependencyCounters(List *relids, List *value_deps,
+									ParamListInfo params, uint32 *counters);
+
+/* ---- relation settings (cache_relation_settings.c) ---- */
+
+extern void CacheRelationSettingsInit(void);
+extern bool CacheRelationIsExcluded(Oid relid);
+extern int	CacheRelationTtl(Oid relid);
+
+/* ---- invalidation counters (cache_inval_counters.c) ---- */
+
+#define SFC_MAX_RELS 64			/* a statement reading more is not cached */
+#define SFC_MAX_COUNTERS 256	/* counters one result depends on; beyond,
+								 * relations depend on all their rows */
+#define SFC_GEN_SLOTS 16384		/* generation slots: hash of (database,
+								 * relation) */
+
+/* The counters a result depends on, read before its snapshot. */
+typedef struct GenSnapshot
+{
+	int			nslots;
+	uint64		global_gen;
+	uint32		slots[SFC_MAX_COUNTERS];
+	uint64		gens[SFC_MAX_COUNTERS];
+} GenSnapshot;
+
+extern const SfcShmemPart CacheInvalShmemPart;
+extern uint32 CacheGenSlotFor(Oid dbid, Oid relid);
+extern uint32 CacheAnyRowCounter(Oid relid);
+extern uint32 CacheWholeRelationCounter(Oid relid);
+extern uint32 CacheTagCounter(Oid relid, const char *attname, uint32 valuehash);
+extern bool CacheGenSnapshotTake(const uint32 *counters, int ncounters, GenSnapshot *snap);
+extern bool CacheGenSnapshotIsCurrent(const GenSnapshot *snap);
+extern bool CacheGensAreCurrent(uint64 global_gen, int nslots, const uint32 *slots,
+								const uint64 *gens);
+extern void CacheCountersBeforeCommit(const CounterSet *counters, bool global);
+extern void CacheCountersAfterCommit(const CounterSet *counters, bool global);
+extern bool CacheReplayedPast(List *relids, XLogRecPtr replay);
+
+/* ---- the transaction's write set (cache_inval_writeset.c) ---- */
+
+extern void CacheNoteRelationWrite(Oid relid);
+extern void CacheNoteRowWrite(Oid relid);
+extern void CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash);
+extern void CacheNoteUncapturedRow(Oid relid);
+extern void CacheNotePlanChange(Oid relid);
+extern void CacheNoteGlobalWrite(void);
+extern bool CacheTransactionWroteAny(List *relids);
+extern void CacheInvalidateRelationNow(Oid relid);
+extern const CounterSet *CacheWrittenCounters(void);
+extern bool CacheWroteGlobal(void);
+extern List *CacheWrittenRelations(void);
+extern List *CachePlanChangedRelations(void);
+extern void CacheForgetWrites(void);
+
+/* ---- the commit protocol (cache_inval_commit.c), for COMMIT PREPARED ---- */
+
+extern void CacheCommitPreparedBegin(void);
+extern void CacheCommitPreparedEnd(void);
+
+/* ---- admission (cache_admit.c) ---- */
+
+extern const SfcShmemPart CacheAdmitShmemPart;
+extern bool CacheAdmitRecordMiss(CacheKey key);
+extern void CacheAdmitReset(void);
+
+/* ---- shared store (cache_store.c) ---- */
+
+extern const SfcShmemPart CacheStoreShmemPart;
+
+/* ---- singleflight (cache_singleflight.c) ---- */
+
+typedef enum SfcOutcome
+{
+	SFC_HIT,					/* served from a ready entry */
+	SFC_FOLLOWER_HIT,			/* waited for a leader, then served */
+	SFC_LEADER,					/* this backend computes and publishes */
+	SFC_RUN_UNCACHED			/* run it without the cache */
+} SfcOutcome;
+
+/*
+ * A result in backend-local memory: serialised minimal tuples and, when
+ * every column has a setting-independent text form (cache_run.c), the
+ * same rows as the bodies of DataRow messages with every column in text
+ * (datarows, cache_replay.c). want_datarows and want_both are the
+ * reader's: copy only the DataRows when there are any, unless want_both
+ * (a portal that may be fetched again, with another receiver) asks for the
+ * tuples too.
+ */
+typedef struct CachedResult
+{
+	char	   *data;
+	Size		len;
+	char	   *datarows;		/* uint32 length + body per row; NULL: none */
+	Size		datarows_len;
+	bool		want_datarows;
+	bool		want_both;
+} CachedResult;
+
+extern SfcOutcome CacheSingleflightBegin(CacheKey key, uint64 shape,
+										 CachedResult *result, WindowProbe *probe,
+										 SfcBypass *why);
+extern SfcBypass CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
+										  const CachedResult *result,
+										  const StringInfoData *windows, int ttl_s,
+										  bool keep);
+
+/*
+ * How a leader gives its key up (CacheSingleflightAbandon), and so how the
+ * followers waiting on it go on.
+ */
+typedef enum SfcAbandon
+{
+	SFC_ABANDON_RETRY,			/* it failed, or nobody is to keep its result:
+								 * a follower looks the key up again (one
+								 * leads) */
+	SFC_ABANDON_RUN_ALONE		/* its result cannot be stored: the followers
+								 * run by themselves, bypassing for its reason */
+} SfcAbandon;
+
+extern void CacheSingleflightInit(void);
+extern void CacheSingleflightAbandon(CacheKey key, SfcAbandon how, SfcBypass why);
+extern void CacheFlushAll(void);
+
+/* ---- statistics (cache_stats.c) ---- */
+
+/*
+ * Counters. An execution of a cached statement ends in exactly one outcome
+ * (hits, coalesced, leader executions, not admitted, or a bypass counted
+ * by reason); the others count events (a miss is a lookup that led,
+ * whatever came of it). A window hit is also a hit.
+ */
+typedef enum SfcCounter
+{
+	SFC_STAT_HITS,				/* outcome: served a stored result */
+	SFC_STAT_MISSES,			/* event: a lookup found nothing and led */
+	SFC_STAT_COALESCED,			/* outcome: a follower served its leader's
+								 * result */
+	SFC_STAT_HANDOFFS,			/* event: a follower took over as leader */
+	SFC_STAT_STORES,
+	SFC_STAT_EVICTIONS,
+	SFC_STAT_INVALIDATIONS,
+	SFC_STAT_EXPIRATIONS,
+	SFC_STAT_WAIT_TIMEOUTS,		/* event (the execution is a bypass) */
+	SFC_STAT_LEADER_EXECUTIONS, /* outcome: a leader published its result */
+	SFC_STAT_NOT_ADMITTED,		/* outcome: computed, refused by admission */
+	SFC_STAT_WINDOW_HITS,		/* of the hits and coalesced followers, those
+								 * served by a validity window for other
+								 * constants than the leader's */
+	SFC_NUM_COUNTERS
+} SfcCounter;
+
+/* The counters sfcache.stats showed in 0.3, a prefix of SfcCounter. */
+#define SFC_NUM_COUNTERS_0_1 (SFC_STAT_WAIT_TIMEOUTS + 1)
+
+extern const SfcShmemPart CacheStatsShmemPart;
+extern void CacheStatsCount(SfcCounter counter, uint64 shape);
+extern void CacheStatsBypass(SfcBypass why, uint64 shape);
+extern void CacheStatsStored(uint64 shape, Size bytes);
+extern void CacheStatsRegisterShape(uint64 queryid, const char *query_text, int len);
+extern void CacheStatsForgetDatabase(Oid dbid);
+extern void CacheStatsKeySeen(uint64 shape, CacheKey key);
+extern const char *CacheBypassReasonName(SfcBypass why);
+
+/* The global counters, as sfcache.stats shows them. */
+typedef struct CacheStatsTotal
+{
+	uint64		counters[SFC_NUM_COUNTERS];
+	uint64		bypasses;		/* of every reason */
+	uint64		untracked;		/* statement shapes not tracked */
+	TimestampTz reset_at;
+} CacheStatsTotal;
+
+extern void CacheStatsTotals(CacheStatsTotal *out);
+
+/* ---- executor integration (cache_plan.c, cache_scan.c, cache_run.c) ---- */
+
+extern void CacheExplainNoteBypass(SfcBypass why);
+extern void CacheScanInit(void);
+
+/* ---- the store (cache_store.c), as seen by cache_singleflight.c ---- */
+
+/* An entry's state: cache_singleflight.c alone changes it. */
+typedef enum EntryState
+{
+	ENTRY_FREE = 0,				/* on the free list (a zeroed slot is free) */
+	ENTRY_COMPUTING,			/* a leader is computing the result */
+	ENTRY_READY					/* the result can be served */
+} EntryState;
+
+/*
+ * One cache entry slot. The fields are protected by the partition lock of
+ * the entry's key (CacheStorePartitionLock(hashcode)); the condition
+ * variable is the slot's and outlives any one key, so a follower may sleep
+ * on it without holding a lock. The store (cache_store.c) maps keys to
+ * slots and keeps the results; the state, the leader, the waiters and how
+ * the last entry ended are singleflight's (cache_singleflight.c).
+ */
+typedef struct CacheEntry
+{
+	CacheKey	key;
+	uint32		hashcode;
+	Oid			dbid;			/* database of the leader that stored it */
+	EntryState	state;			/* singleflight's */
+	bool		transient;		/* singleflight's: free once waiters have read */
+	int			leader_pid;		/* singleflight's */
+	int			waiters;		/* singleflight's: followers waiting on it */
+	uint64		shape;			/* query id, for per-statement counters */
+	dsa_pointer data;			/* ResultHeader followed by tuples */
+	Size		size;
+	TimestampTz expires_at;
+	TimestampTz stored_at;		/* when its result was attached */
+	pg_atomic_uint32 referenced;	/* CLOCK bit */
+	/* singleflight's: how the last entry for last_key ended */
+	CacheKey	last_key;
+	SfcAbandon	last_ending;	/* RETRY too when evicted or replaced */
+	SfcBypass	last_reason;	/* for SFC_ABANDON_RUN_ALONE */
+	int32		next_free;
+	ConditionVariable cv;
+} CacheEntry;
+
+/*
+ * What the store asks of the owner of entry states (cache_singleflight.c
+ * registers it from CacheSingleflightInit) when it takes a slot back to
+ * make room or to flush: whether an entry may go (ready, nobody waiting),
+ * and to let it go (ready -> free, ending with CacheStoreRemove). Both are
+ * called with the entry's partition lock held exclusively.
+ */
+typedef struct CacheEntryOwner
+{
+	bool		(*evictable) (const CacheEntry *entry);
+	void		(*evict) (CacheEntry *entry);
+} CacheEntryOwner;
+
+extern void CacheStoreSetOwner(const CacheEntryOwner *owner);
+
+extern uint32 CacheStoreHashKey(CacheKey key);
+extern LWLock *CacheStorePartitionLock(uint32 hashcode);
+extern CacheEntry *CacheStoreLookup(CacheKey key, uint32 hashcode);
+extern CacheEntry *CacheStoreAllocate(void);
+extern void CacheStoreReleaseUnused(CacheEntry *entry);
+extern bool CacheStoreInsert(CacheEntry *entry, CacheKey key, uint32 hashcode);
+extern void CacheStoreRemove(CacheEntry *entry);
+extern dsa_pointer CacheStoreWriteResult(const GenSnapshot *gens,
+										 const StringInfoData *windows,
+										 const CachedResult *result, Size *size);
+extern const char *CacheStoreEntryWindows(CacheEntry *entry, Size *len);
+extern void CacheStoreFreeResult(dsa_pointer dp);
+extern void CacheStoreAttachResult(CacheEntry *entry, dsa_pointer dp, Size size);
+extern bool CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now,
+									 SfcCounter *why_not);
+extern void CacheStoreCopyResult(CacheEntry *entry, CachedResult *out);
+extern void CacheStoreFlush(void);
+extern void CacheStoreUsage(uint64 *bytes, uint64 *entries);
+
+/* ---- the custom scan (cache_scan.c, cache_run.c) ---- */
+
+/* The contents of CustomScan.custom_private, unpacked. */
+typedef struct SfcScanPrivate
+{
+	Query	   *query;			/* analyzed and rewritten, never modified */
+	CacheKey	key;			/* of the query tree */
+	List	   *relids;			/* relations it reads */
+	List	   *inh_roots;		/* those read with their descendants */
+	List	   *funcids;		/* functions whose EXECUTE a hit checks */
+	List	   *value_deps;		/* CacheValueDependencies() */
+	List	   *windows;		/* WindowSpec list: CacheWindowsFind() */
+	int			ttl_override_s; /* see CacheableInfo */
+	bool		ttl_default;
+	int			cursor_options;
+	const char *query_string;
+} SfcScanPrivate;
+
+extern const CustomScanMethods sfc_scan_plan_methods;
+
+extern List *SfcScanPrivateToList(const SfcScanPrivate *priv);
+extern void SfcScanPrivateFromList(List *list, SfcScanPrivate *priv);
+
+/* cache_run.c: running the saved query and capturing its rows */
+
+typedef struct CaptureReceiver
+{
+	DestReceiver pub;
+	Size		limit;			/* bytes kept in buf; beyond, spill */
+	StringInfoData buf;			/* serialised minimal tuples */
+	bool		text_rows;		/* also render the rows as DataRows? */
+	StringInfoData datarows;	/* see CachedResult */
+	FmgrInfo   *text_out;		/* each column's output function */
+	Tuplestorestate *spill;		/* every row, once over the limit */
+	TupleTableSlot *tmp_slot;
+	MemoryContext cxt;			/* where rows must outlive the query */
+} CaptureReceiver;
+
+extern CaptureReceiver *CacheCaptureReceiverCreate(Size limit);
+extern bool CacheTypeHasFixedText(Oid type);
+
+/* cache_scan.c: the scan as cache_replay.c drives it */
+extern bool CacheScanIsCacheScan(PlanState *planstate);
+extern void CacheScanStartRun(PlanState *planstate, bool send_datarows,
+							  bool may_run_again);
+extern bool CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32 *len);
+
+extern PlannedStmt *CachePlanSavedQuery(const SfcScanPrivate *priv, ParamListInfo params);
+extern QueryDesc *CacheRunSavedQuery(PlannedStmt *stmt, const SfcScanPrivate *priv,
+									 ParamListInfo params, Snapshot snapshot,
+									 DestReceiver *dest, int instrument_options);
+extern void CacheEndSavedQuery(QueryDesc *qd);
+
+/* cache_explain.c: whether an EXPLAIN runs, and where its text begins */
+extern bool CacheExplaining(void);
+extern int	CacheExplainLocation(void);
+
+/* cache_explain.c: the plan a miss runs, shown under the cache node */
+extern void CacheExplainChild(CustomScanState *node, QueryDesc *child, ExplainState *es);
+
+#endif							/* SFCACHE_CACHE_INTERNAL_H */
