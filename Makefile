@@ -33,7 +33,7 @@ CACHE_OBJS = \
 	extension/cache/cache_catalog.o \
 	extension/cache/cache_code.o \
 	extension/cache/cache_counterset.o \
-	extension/cache/cache_depend.o \
+	extension/cache/cache_tags.o \
 	extension/cache/cache_explain.o \
 	extension/cache/cache_guc.o \
 	extension/cache/cache_init.o \
@@ -49,7 +49,7 @@ CACHE_OBJS = \
 	extension/cache/cache_replay.o \
 	extension/cache/cache_run.o \
 	extension/cache/cache_scan.o \
-	extension/cache/cache_settings.o \
+	extension/cache/cache_key_settings.o \
 	extension/cache/cache_singleflight.o \
 	extension/cache/cache_sql.o \
 	extension/cache/cache_stats.o \
@@ -130,7 +130,7 @@ ADVISOR = advisor/sfcache-advisor
 ADVISOR_OBJS = \
 	advisor/main.o \
 	advisor/apply.o \
-	advisor/cache_settings.o \
+	advisor/cache_key_settings.o \
 	advisor/connect.o \
 	advisor/consolidate.o \
 	advisor/emit_django.o \

@@ -45,7 +45,7 @@ CREATE VIEW sfcache.statements AS
 	SELECT s.*, sfcache.statement_keys(s.dbid, s.userid, s.queryid) AS distinct_keys
 	FROM sfcache.statement_counters() s;
 COMMENT ON VIEW sfcache.statements IS
-	'result cache counters per statement shape (other roles'' need pg_read_all_stats)';
+	'result cache counters per statement (other roles'' need pg_read_all_stats)';
 GRANT SELECT ON sfcache.statements TO PUBLIC;
 
 -- sfcache.stats is cluster-wide: its comment says so.

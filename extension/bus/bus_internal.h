@@ -183,7 +183,7 @@ extern void BusPeerLiveness(const char *name, bool alive);
 
 /* ---- the hot standby's rule (bus_standby.c) ---- */
 
-extern SfcBypass BusStandbyCheck(void);
+extern CacheBypass BusStandbyCheck(void);
 
 /* ---- hiredis (bus_redis.c) ---- */
 

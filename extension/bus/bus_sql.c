@@ -85,7 +85,7 @@ sfcache_bus_state_0_3(PG_FUNCTION_ARGS)
 	nulls[n++] = pending == InvalidXLogRecPtr;
 	values[n] = Int32GetDatum(standby ? pending_slots : 0);
 	nulls[n++] = !standby;
-	values[n++] = BoolGetDatum(standby && BusStandbyCheck() == SFC_BYPASS_NONE);
+	values[n++] = BoolGetDatum(standby && BusStandbyCheck() == CACHE_BYPASS_NONE);
 	Assert(n == BUS_STATE_COLS);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
 }

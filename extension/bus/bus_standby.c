@@ -30,7 +30,7 @@
 
 #include "bus/bus_internal.h"
 
-SfcBypass
+CacheBypass
 BusStandbyCheck(void)
 {
 	XLogRecPtr	horizon;
@@ -38,13 +38,13 @@ BusStandbyCheck(void)
 
 	if (bus_shared == NULL || !BusConfigured() ||
 		!pg_atomic_read_u32(&bus_shared->usable))
-		return SFC_BYPASS_STANDBY;
+		return CACHE_BYPASS_STANDBY;
 	horizon = pg_atomic_read_u64(&bus_shared->horizon);
 	if (horizon == InvalidXLogRecPtr)
-		return SFC_BYPASS_STANDBY;
+		return CACHE_BYPASS_STANDBY;
 	pg_memory_barrier();
 	replay = GetXLogReplayRecPtr(NULL);
 	if (horizon < replay)
-		return SFC_BYPASS_STANDBY_BEHIND;
-	return SFC_BYPASS_NONE;
+		return CACHE_BYPASS_STANDBY_BEHIND;
+	return CACHE_BYPASS_NONE;
 }

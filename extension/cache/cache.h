@@ -111,47 +111,48 @@ extern DestReceiver *CacheReplayDestReceiver(QueryDesc *queryDesc, ScanDirection
 
 /* ---- bypass reasons (cache_stats.c names them) ---- */
 
-typedef enum SfcBypass
+typedef enum CacheBypass
 {
-	SFC_BYPASS_NONE = 0,
-	SFC_BYPASS_DISABLED,		/* sfcache.cache = off */
-	SFC_BYPASS_OPT_OUT,			/* leading comment sfcache:off */
-	SFC_BYPASS_NOT_SELECT,		/* utility, DML, SELECT INTO, cursor */
-	SFC_BYPASS_ROW_LOCK,		/* FOR UPDATE / SHARE */
-	SFC_BYPASS_NOT_IMMUTABLE,	/* a volatile or stable function */
-	SFC_BYPASS_RELATION_KIND,	/* catalog, foreign table, sequence */
-	SFC_BYPASS_TEMP_RELATION,
-	SFC_BYPASS_EXCLUDED,		/* sfcache.exclude() */
-	SFC_BYPASS_ISOLATION,		/* REPEATABLE READ or SERIALIZABLE */
-	SFC_BYPASS_OWN_WRITE,		/* this transaction wrote a relation read */
-	SFC_BYPASS_STANDBY,			/* a hot standby without the Redis bus */
-	SFC_BYPASS_TOO_LARGE,		/* result over sfcache.max_entry_size */
-	SFC_BYPASS_COMMIT_IN_FLIGHT,	/* a writer was committing */
-	SFC_BYPASS_NO_MEMORY,		/* could not make room for the result */
-	SFC_BYPASS_TOO_MANY_RELATIONS,	/* reads more than SFC_MAX_RELS */
-	SFC_BYPASS_WAIT_TIMEOUT,	/* waited sfcache.wait_timeout for a leader */
-	SFC_BYPASS_RECORD_RESULT,	/* anonymous record columns: typmods are local
+	CACHE_BYPASS_NONE = 0,
+	CACHE_BYPASS_DISABLED,		/* sfcache.cache = off */
+	CACHE_BYPASS_OPT_OUT,		/* leading comment sfcache:off */
+	CACHE_BYPASS_NOT_SELECT,	/* utility, DML, SELECT INTO, cursor */
+	CACHE_BYPASS_ROW_LOCK,		/* FOR UPDATE / SHARE */
+	CACHE_BYPASS_NOT_IMMUTABLE, /* a volatile or stable function */
+	CACHE_BYPASS_RELATION_KIND, /* catalog, foreign table, sequence */
+	CACHE_BYPASS_TEMP_RELATION,
+	CACHE_BYPASS_EXCLUDED,		/* sfcache.exclude() */
+	CACHE_BYPASS_ISOLATION,		/* REPEATABLE READ or SERIALIZABLE */
+	CACHE_BYPASS_OWN_WRITE,		/* this transaction wrote a relation read */
+	CACHE_BYPASS_STANDBY,		/* a hot standby without the Redis bus */
+	CACHE_BYPASS_TOO_LARGE,		/* result over sfcache.max_entry_size */
+	CACHE_BYPASS_COMMIT_IN_FLIGHT,	/* a writer was committing */
+	CACHE_BYPASS_NO_MEMORY,		/* could not make room for the result */
+	CACHE_BYPASS_TOO_MANY_RELATIONS,	/* reads more than CACHE_MAX_RELS */
+	CACHE_BYPASS_WAIT_TIMEOUT,	/* waited sfcache.wait_timeout for a leader */
+	CACHE_BYPASS_RECORD_RESULT, /* anonymous record columns: typmods are local
 								 * to a backend */
-	SFC_BYPASS_FOREIGN_RELATION,	/* a foreign table, or one in a hierarchy */
-	SFC_BYPASS_NOT_ADMITTED,	/* first miss of its key: not kept
+	CACHE_BYPASS_FOREIGN_RELATION,	/* a foreign table, or one in a hierarchy */
+	CACHE_BYPASS_NOT_ADMITTED,	/* first miss of its key: not kept
 								 * (cache_admit.c); counted as an outcome
-								 * (SFC_STAT_NOT_ADMITTED), not a bypass */
-	SFC_BYPASS_STANDBY_BEHIND,	/* a standby not yet replayed past what the
-								 * bus told it, or the bus behind its replay */
-	SFC_BYPASS_CATALOG_LOOKUP,	/* a value computed from the catalogs
-								 * (cache_catalog.c) */
-	SFC_NUM_BYPASS
-} SfcBypass;
+								 * (CACHE_STAT_NOT_ADMITTED), not a bypass */
+	CACHE_BYPASS_STANDBY_BEHIND,	/* a standby not yet replayed past what
+									 * the bus told it, or the bus behind its
+									 * replay */
+	CACHE_BYPASS_CATALOG_LOOKUP,	/* a value computed from the catalogs
+									 * (cache_catalog.c) */
+	CACHE_NUM_BYPASS
+} CacheBypass;
 
 /*
  * On a hot standby, whether results may be served or stored at all: the
  * Redis bus (extension/bus) registers one, which says whether every commit
  * the standby has replayed has reached it as an invalidation. Without one,
- * a standby bypasses with SFC_BYPASS_STANDBY. Beyond it, the cache itself
+ * a standby bypasses with CACHE_BYPASS_STANDBY. Beyond it, the cache itself
  * checks that the standby replayed past the invalidations it was told of
  * for the relations a statement reads (CacheInvalidateRelationsOf).
  */
-typedef SfcBypass (*CacheStandbyCheck) (void);
+typedef CacheBypass (*CacheStandbyCheck) (void);
 
 extern void CacheRegisterStandbyCheck(CacheStandbyCheck check);
 

@@ -112,7 +112,7 @@ static pg_atomic_uint32 *sketch = NULL;
 static uint32
 counters_per_row(void)
 {
-	uint64		want = Max((uint64) sfc_max_entries * 4, MIN_COUNTERS);
+	uint64		want = Max((uint64) cache_max_entries * 4, MIN_COUNTERS);
 
 	return (uint32) pg_nextpower2_64(Min(want, MAX_COUNTERS));
 }
@@ -121,7 +121,7 @@ counters_per_row(void)
 static uint32
 door_bits(void)
 {
-	uint64		want = Max((uint64) sfc_max_entries * 32, DOOR_MIN_BITS);
+	uint64		want = Max((uint64) cache_max_entries * 32, DOOR_MIN_BITS);
 
 	return (uint32) pg_nextpower2_64(Min(want, DOOR_MAX_BITS));
 }
@@ -181,12 +181,12 @@ current_period(void)
 {
 	int64		seconds;
 
-	if (sfc_test_admission_clock_s >= 0)
-		seconds = sfc_test_admission_clock_s;
+	if (cache_test_admission_clock_s >= 0)
+		seconds = cache_test_admission_clock_s;
 	else
 		seconds = (GetCurrentStatementStartTimestamp() / USECS_PER_SEC) +
 			(POSTGRES_EPOCH_JDATE - UNIX_EPOCH_JDATE) * SECS_PER_DAY;
-	return (uint64) (Max(seconds, 0) / sfc_admission_period_s) + 1;
+	return (uint64) (Max(seconds, 0) / cache_admission_period_s) + 1;
 }
 
 /*
@@ -355,7 +355,7 @@ sketch_count(const uint32 *index, uint32 estimate)
 
 	for (int row = 0; row < SKETCH_DEPTH; row++)
 		counter_increment(index[row], estimate);
-	window = sfc_admission_window > 0 ? (uint32) sfc_admission_window : admit->sample_size;
+	window = cache_admission_window > 0 ? (uint32) cache_admission_window : admit->sample_size;
 	recorded = pg_atomic_add_fetch_u32(&admit->recorded, 1);
 	if (recorded >= window &&
 		pg_atomic_compare_exchange_u32(&admit->recorded, &recorded, 0))
@@ -376,7 +376,7 @@ CacheAdmitRecordMiss(CacheKey cache_key)
 	uint32		estimate;
 	bool		seen;
 
-	if (!sfc_admission)
+	if (!cache_admission)
 		return true;
 	key = admit_hash(cache_key);
 	period = current_period();

@@ -40,7 +40,7 @@
 
 typedef struct WalkContext
 {
-	SfcBypass	bypass;
+	CacheBypass bypass;
 	List	   *relids;
 	List	   *inh_roots;		/* relations read with their descendants */
 	List	   *types;			/* types whose code was checked */
@@ -59,17 +59,17 @@ static bool cacheable_walker(Node *node, WalkContext *ctx);
  * it. Checked when planned and again at each execution, since members
  * come and go without the plan knowing.
  */
-static SfcBypass
+static CacheBypass
 check_hierarchy_member(Oid relid)
 {
 	if (get_rel_persistence(relid) == RELPERSISTENCE_TEMP)
-		return SFC_BYPASS_TEMP_RELATION;
+		return CACHE_BYPASS_TEMP_RELATION;
 	if (get_rel_relkind(relid) == RELKIND_FOREIGN_TABLE)
-		return SFC_BYPASS_FOREIGN_RELATION;
-	return SFC_BYPASS_NONE;
+		return CACHE_BYPASS_FOREIGN_RELATION;
+	return CACHE_BYPASS_NONE;
 }
 
-SfcBypass
+CacheBypass
 CacheCheckHierarchies(List *inh_roots)
 {
 	ListCell   *lc;
@@ -79,21 +79,21 @@ CacheCheckHierarchies(List *inh_roots)
 		Oid			root = lfirst_oid(lc);
 		List	   *members;
 		ListCell   *lm;
-		SfcBypass	why = SFC_BYPASS_NONE;
+		CacheBypass why = CACHE_BYPASS_NONE;
 
 		if (!has_subclass(root))
 			continue;
 		members = find_all_inheritors(root, NoLock, NULL);
 		foreach(lm, members)
 		{
-			if ((why = check_hierarchy_member(lfirst_oid(lm))) != SFC_BYPASS_NONE)
+			if ((why = check_hierarchy_member(lfirst_oid(lm))) != CACHE_BYPASS_NONE)
 				break;
 		}
 		list_free(members);
-		if (why != SFC_BYPASS_NONE)
+		if (why != CACHE_BYPASS_NONE)
 			return why;
 	}
-	return SFC_BYPASS_NONE;
+	return CACHE_BYPASS_NONE;
 }
 
 /* Add a relation read; one read with its descendants roots a hierarchy. */
@@ -105,25 +105,25 @@ add_relation(WalkContext *ctx, Oid relid, char relkind, bool inh)
 		ctx->inh_roots = list_append_unique_oid(ctx->inh_roots, relid);
 }
 
-static SfcBypass
+static CacheBypass
 check_relation(RangeTblEntry *rte, WalkContext *ctx)
 {
 	char		relkind = get_rel_relkind(rte->relid);
 	int			ttl;
 
 	if (rte->relid < FirstNormalObjectId)
-		return SFC_BYPASS_RELATION_KIND;
+		return CACHE_BYPASS_RELATION_KIND;
 	if (relkind == RELKIND_FOREIGN_TABLE)
-		return SFC_BYPASS_FOREIGN_RELATION;
+		return CACHE_BYPASS_FOREIGN_RELATION;
 	if (relkind != RELKIND_RELATION && relkind != RELKIND_PARTITIONED_TABLE &&
 		relkind != RELKIND_VIEW && relkind != RELKIND_MATVIEW)
-		return SFC_BYPASS_RELATION_KIND;
+		return CACHE_BYPASS_RELATION_KIND;
 	if (get_rel_persistence(rte->relid) == RELPERSISTENCE_TEMP)
-		return SFC_BYPASS_TEMP_RELATION;
+		return CACHE_BYPASS_TEMP_RELATION;
 	if (rte->tablesample != NULL)
-		return SFC_BYPASS_NOT_IMMUTABLE;
+		return CACHE_BYPASS_NOT_IMMUTABLE;
 	if (CacheRelationIsExcluded(rte->relid))
-		return SFC_BYPASS_EXCLUDED;
+		return CACHE_BYPASS_EXCLUDED;
 	/* views hold no rows: the TTLs are their tables' */
 	ttl = (relkind == RELKIND_VIEW) ? -1 : CacheRelationTtl(rte->relid);
 	if (ttl == 0)
@@ -131,18 +131,18 @@ check_relation(RangeTblEntry *rte, WalkContext *ctx)
 	else if (ttl > 0 && (ctx->ttl_override_s == 0 || ttl < ctx->ttl_override_s))
 		ctx->ttl_override_s = ttl;
 	add_relation(ctx, rte->relid, relkind, rte->inh);
-	return SFC_BYPASS_NONE;
+	return CACHE_BYPASS_NONE;
 }
 
-static SfcBypass
+static CacheBypass
 check_query(Query *query)
 {
 	if (query->commandType != CMD_SELECT || query->utilityStmt != NULL ||
 		query->hasModifyingCTE)
-		return SFC_BYPASS_NOT_SELECT;
+		return CACHE_BYPASS_NOT_SELECT;
 	if (query->rowMarks != NIL)
-		return SFC_BYPASS_ROW_LOCK;
-	return SFC_BYPASS_NONE;
+		return CACHE_BYPASS_ROW_LOCK;
+	return CACHE_BYPASS_NONE;
 }
 
 /*
@@ -185,7 +185,7 @@ cacheable_walker(Node *node, WalkContext *ctx)
 		return false;
 	if (IsA(node, Query))
 	{
-		if ((ctx->bypass = check_query((Query *) node)) != SFC_BYPASS_NONE)
+		if ((ctx->bypass = check_query((Query *) node)) != CACHE_BYPASS_NONE)
 			return true;
 		return query_tree_walker((Query *) node, cacheable_walker, ctx,
 								 QTW_EXAMINE_RTES_BEFORE | QTW_EXAMINE_SORTGROUP);
@@ -195,18 +195,18 @@ cacheable_walker(Node *node, WalkContext *ctx)
 		RangeTblEntry *rte = (RangeTblEntry *) node;
 
 		if (rte->rtekind == RTE_RELATION &&
-			(ctx->bypass = check_relation(rte, ctx)) != SFC_BYPASS_NONE)
+			(ctx->bypass = check_relation(rte, ctx)) != CACHE_BYPASS_NONE)
 			return true;
 		return false;
 	}
 	if (is_session_dependent(node) || CacheNodeRunsMutableCode(node, &ctx->types))
 	{
-		ctx->bypass = SFC_BYPASS_NOT_IMMUTABLE;
+		ctx->bypass = CACHE_BYPASS_NOT_IMMUTABLE;
 		return true;
 	}
 	if (CacheNodeReadsCatalogs(node))
 	{
-		ctx->bypass = SFC_BYPASS_CATALOG_LOOKUP;
+		ctx->bypass = CACHE_BYPASS_CATALOG_LOOKUP;
 		return true;
 	}
 	return expression_tree_walker(node, cacheable_walker, ctx);
@@ -388,23 +388,23 @@ has_opt_out_comment(Query *query, const char *query_string)
 void
 CacheCheckCacheable(Query *query, const char *query_string, CacheableInfo *info)
 {
-	WalkContext ctx = {SFC_BYPASS_NONE, NIL, NIL, NIL, 0, false};
+	WalkContext ctx = {CACHE_BYPASS_NONE, NIL, NIL, NIL, 0, false};
 
 	info->relids = NIL;
 	info->inh_roots = NIL;
 	info->ttl_override_s = 0;
 	info->ttl_default = true;
 	if (has_opt_out_comment(query, query_string))
-		info->bypass = SFC_BYPASS_OPT_OUT;
+		info->bypass = CACHE_BYPASS_OPT_OUT;
 	else if (cacheable_walker((Node *) query, &ctx))
 		info->bypass = ctx.bypass;
 	else if (returns_anonymous_records(query))
-		info->bypass = SFC_BYPASS_RECORD_RESULT;
-	else if (list_length(ctx.relids) > SFC_MAX_RELS)
-		info->bypass = SFC_BYPASS_TOO_MANY_RELATIONS;
+		info->bypass = CACHE_BYPASS_RECORD_RESULT;
+	else if (list_length(ctx.relids) > CACHE_MAX_RELS)
+		info->bypass = CACHE_BYPASS_TOO_MANY_RELATIONS;
 	else
 		info->bypass = CacheCheckHierarchies(ctx.inh_roots);
-	if (info->bypass == SFC_BYPASS_NONE)
+	if (info->bypass == CACHE_BYPASS_NONE)
 	{
 		info->relids = ctx.relids;
 		info->inh_roots = ctx.inh_roots;
@@ -422,8 +422,8 @@ int
 CacheStatementTtl(int ttl_override_s, bool ttl_default)
 {
 	if (ttl_override_s == 0)
-		return sfc_ttl_s;
-	return ttl_default ? Min(ttl_override_s, sfc_ttl_s) : ttl_override_s;
+		return cache_ttl_s;
+	return ttl_default ? Min(ttl_override_s, cache_ttl_s) : ttl_override_s;
 }
 
 static CacheStandbyCheck standby_check = NULL;
@@ -442,37 +442,37 @@ CacheRegisterStandbyCheck(CacheStandbyCheck check)
  * asked for the relations read. Called after the generations are read and
  * before the snapshot is taken (cache_inval_counters.c's order).
  */
-SfcBypass
+CacheBypass
 CacheCheckStandby(List *relids)
 {
-	SfcBypass	why;
+	CacheBypass why;
 
 	if (standby_check == NULL)
-		return SFC_BYPASS_STANDBY;
+		return CACHE_BYPASS_STANDBY;
 	why = standby_check();
-	if (why != SFC_BYPASS_NONE)
+	if (why != CACHE_BYPASS_NONE)
 		return why;
 	if (!CacheReplayedPast(relids, GetXLogReplayRecPtr(NULL)))
-		return SFC_BYPASS_STANDBY_BEHIND;
-	return SFC_BYPASS_NONE;
+		return CACHE_BYPASS_STANDBY_BEHIND;
+	return CACHE_BYPASS_NONE;
 }
 
 /* What must be checked again at each execution of a cached plan. */
-SfcBypass
+CacheBypass
 CacheCheckRuntimeBypass(List *relids)
 {
-	if (sfc_cache_mode == SFC_CACHE_OFF)
-		return SFC_BYPASS_DISABLED;
+	if (cache_cache_mode == CACHE_MODE_OFF)
+		return CACHE_BYPASS_DISABLED;
 	if (XactIsoLevel != XACT_READ_COMMITTED)
-		return SFC_BYPASS_ISOLATION;
+		return CACHE_BYPASS_ISOLATION;
 	if (RecoveryInProgress())
 	{
-		SfcBypass	why = CacheCheckStandby(relids);
+		CacheBypass why = CacheCheckStandby(relids);
 
-		if (why != SFC_BYPASS_NONE)
+		if (why != CACHE_BYPASS_NONE)
 			return why;
 	}
 	if (CacheTransactionWroteAny(relids))
-		return SFC_BYPASS_OWN_WRITE;
-	return SFC_BYPASS_NONE;
+		return CACHE_BYPASS_OWN_WRITE;
+	return CACHE_BYPASS_NONE;
 }

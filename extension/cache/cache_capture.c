@@ -8,7 +8,7 @@
  *
  * Values hash with the column type's default hash opclass, in the
  * column's collation: equal values hash equal, which is what lets a
- * reader that compared the column with a constant (cache_depend.c) name
+ * reader that compared the column with a constant (cache_tags.c) name
  * the same tag. A value that cannot be hashed so (no default hash
  * opclass, a nondeterministic collation, a column the trigger names that
  * the table no longer has) makes the write count for the whole relation.

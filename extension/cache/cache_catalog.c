@@ -47,7 +47,7 @@
  *	  XMLELEMENT and XMLFOREST, whose arguments are printed with their
  *	  output functions (map_sql_value_to_xml_value) inside an expression
  *	  node. The type's settings-dependent output (DateStyle, TimeZone, ...)
- *	  is in the key (cache_settings.c) and needs nothing here.
+ *	  is in the key (cache_key_settings.c) and needs nothing here.
  *
  *-------------------------------------------------------------------------
  */
@@ -64,7 +64,7 @@
 #include "cache/cache_internal.h"
 
 /* Deep enough for any real nesting of arrays, records and domains. */
-#define SFC_TYPE_DEPTH 16
+#define CACHE_TYPE_DEPTH 16
 
 /* Class 1 (see the header comment). */
 static bool
@@ -121,7 +121,7 @@ type_text_reads_catalogs(Oid typid, int depth)
 	Oid			elem;
 	char		typtype;
 
-	if (!OidIsValid(typid) || depth > SFC_TYPE_DEPTH)
+	if (!OidIsValid(typid) || depth > CACHE_TYPE_DEPTH)
 		return false;
 	switch (typid)
 	{

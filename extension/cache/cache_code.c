@@ -66,13 +66,13 @@ allowed_by_setting(Oid funcid)
 	const char *schema;
 	bool		allowed = false;
 
-	if (sfc_immutable_functions == NULL || sfc_immutable_functions[0] == '\0')
+	if (cache_immutable_functions == NULL || cache_immutable_functions[0] == '\0')
 		return false;
 	name = get_func_name(funcid);
 	schema = get_namespace_name(get_func_namespace(funcid));
 	if (name == NULL || schema == NULL)
 		return false;
-	names = pstrdup(sfc_immutable_functions);
+	names = pstrdup(cache_immutable_functions);
 	if (!SplitIdentifierString(names, ',', &list))
 		return false;
 	foreach(lc, list)

@@ -37,7 +37,7 @@ typedef struct CounterEntry
 
 /* Add counter; true if it was not in the set. */
 bool
-CounterSetAdd(CounterSet *set, uint32 counter)
+CacheCounterSetAdd(CacheCounterSet *set, uint32 counter)
 {
 	bool		found;
 
@@ -49,14 +49,14 @@ CounterSetAdd(CounterSet *set, uint32 counter)
 
 /* How many counters the set holds. */
 int
-CounterSetCount(const CounterSet *set)
+CacheCounterSetCount(const CacheCounterSet *set)
 {
 	return set->table ? (int) set->table->members : 0;
 }
 
 /* The next counter after position *pos (start at -1), or false at the end. */
 bool
-CounterSetNext(const CounterSet *set, int *pos, uint32 *counter)
+CacheCounterSetNext(const CacheCounterSet *set, int *pos, uint32 *counter)
 {
 	if (set->table == NULL)
 		return false;
@@ -74,7 +74,7 @@ CounterSetNext(const CounterSet *set, int *pos, uint32 *counter)
 }
 
 void
-CounterSetReset(CounterSet *set)
+CacheCounterSetReset(CacheCounterSet *set)
 {
 	if (set->table)
 		counterset_destroy(set->table);

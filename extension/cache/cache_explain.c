@@ -29,10 +29,10 @@
 #include "cache/cache_internal.h"
 
 /* Set by the planner hook when it bypasses a top-level statement. */
-static SfcBypass last_plan_bypass = SFC_BYPASS_NONE;
+static CacheBypass last_plan_bypass = CACHE_BYPASS_NONE;
 
 void
-CacheExplainNoteBypass(SfcBypass why)
+CacheExplainNoteBypass(CacheBypass why)
 {
 	last_plan_bypass = why;
 }
@@ -41,7 +41,7 @@ CacheExplainNoteBypass(SfcBypass why)
 void
 CacheExplainBegin(void)
 {
-	last_plan_bypass = SFC_BYPASS_NONE;
+	last_plan_bypass = CACHE_BYPASS_NONE;
 }
 
 /*
@@ -52,11 +52,11 @@ CacheExplainBegin(void)
 void
 CacheExplainEnd(ExplainState *es)
 {
-	if (last_plan_bypass != SFC_BYPASS_NONE && last_plan_bypass != SFC_BYPASS_DISABLED &&
+	if (last_plan_bypass != CACHE_BYPASS_NONE && last_plan_bypass != CACHE_BYPASS_DISABLED &&
 		es->format == EXPLAIN_FORMAT_TEXT)
 		appendStringInfo(es->str, "sfcache: bypass (%s)\n",
 						 CacheBypassReasonName(last_plan_bypass));
-	last_plan_bypass = SFC_BYPASS_NONE;
+	last_plan_bypass = CACHE_BYPASS_NONE;
 }
 
 /* While an EXPLAIN statement runs (ProcessUtility, core_hooks.c): its location. */

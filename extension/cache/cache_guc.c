@@ -25,27 +25,27 @@
 
 #include "cache/cache_internal.h"
 
-int			sfc_cache_mode = SFC_CACHE_ON;
-int			sfc_memory_mb = 64;
-int			sfc_max_entries = 10000;
-int			sfc_max_entry_size_kb = 1024;
-int			sfc_ttl_s = 300;
-int			sfc_wait_timeout_ms = 10000;
-int			sfc_max_statements = 1000;
-int			sfc_max_tags_per_transaction = 10000;
-char	   *sfc_immutable_functions = NULL;
-bool		sfc_admission = true;
-int			sfc_admission_window = 0;
-int			sfc_admission_period_s = 60;
-int			sfc_test_admission_clock_s = -1;
-int			sfc_test_hold_leader_lock = 0;
-int			sfc_test_hold_commit_lock = 0;
-int			sfc_test_hold_follower_lock = 0;
+int			cache_cache_mode = CACHE_MODE_ON;
+int			cache_memory_mb = 64;
+int			cache_max_entries = 10000;
+int			cache_max_entry_size_kb = 1024;
+int			cache_ttl_s = 300;
+int			cache_wait_timeout_ms = 10000;
+int			cache_max_statements = 1000;
+int			cache_max_tags_per_transaction = 10000;
+char	   *cache_immutable_functions = NULL;
+bool		cache_admission = true;
+int			cache_admission_window = 0;
+int			cache_admission_period_s = 60;
+int			cache_test_admission_clock_s = -1;
+int			cache_test_hold_leader_lock = 0;
+int			cache_test_hold_commit_lock = 0;
+int			cache_test_hold_follower_lock = 0;
 
 static const struct config_enum_entry cache_mode_options[] = {
-	{"off", SFC_CACHE_OFF, false},
-	{"coalesce", SFC_CACHE_COALESCE, false},
-	{"on", SFC_CACHE_ON, false},
+	{"off", CACHE_MODE_OFF, false},
+	{"coalesce", CACHE_MODE_COALESCE, false},
+	{"on", CACHE_MODE_ON, false},
 	{NULL, 0, false}
 };
 
@@ -95,15 +95,15 @@ check_immutable_functions(char **newval, void **extra, GucSource source)
 }
 
 /* Test-only settings: not shown, not in the sample file, not reset. */
-#define SFC_TEST_GUC_FLAGS (GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_NO_RESET_ALL)
+#define CACHE_TEST_GUC_FLAGS (GUC_NO_SHOW_ALL | GUC_NOT_IN_SAMPLE | GUC_NO_RESET_ALL)
 
-static bool sfc_enable_test_holds = false;
+static bool cache_enable_test_holds = false;
 
 /* A test hold other than 0 only on a server started for sfcache's tests. */
 static bool
 check_test_hold(int *newval, void **extra, GucSource source)
 {
-	if (*newval == 0 || sfc_enable_test_holds)
+	if (*newval == 0 || cache_enable_test_holds)
 		return true;
 	GUC_check_errcode(ERRCODE_FEATURE_NOT_SUPPORTED);
 	GUC_check_errmsg("the sfcache.test_hold_* settings are for sfcache's own tests");
@@ -115,7 +115,7 @@ check_test_hold(int *newval, void **extra, GucSource source)
 static bool
 check_test_clock(int *newval, void **extra, GucSource source)
 {
-	if (*newval == -1 || sfc_enable_test_holds)
+	if (*newval == -1 || cache_enable_test_holds)
 		return true;
 	GUC_check_errcode(ERRCODE_FEATURE_NOT_SUPPORTED);
 	GUC_check_errmsg("sfcache.test_admission_clock is for sfcache's own tests");
@@ -129,79 +129,79 @@ CacheGucInit(void)
 	DefineCustomEnumVariable("sfcache.cache",
 							 "Whether read-only statements are coalesced (coalesce) and also kept (on).",
 							 NULL,
-							 &sfc_cache_mode, SFC_CACHE_ON, cache_mode_options,
+							 &cache_cache_mode, CACHE_MODE_ON, cache_mode_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.memory",
 							"Shared memory for cached results.",
 							NULL,
-							&sfc_memory_mb, 64, 1, 1024 * 1024,
+							&cache_memory_mb, 64, 1, 1024 * 1024,
 							PGC_POSTMASTER, GUC_UNIT_MB, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.max_entries",
 							"Maximum number of cached results.",
 							NULL,
-							&sfc_max_entries, 10000, 16, INT_MAX / 2,
+							&cache_max_entries, 10000, 16, INT_MAX / 2,
 							PGC_POSTMASTER, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.max_statements",
-							"Maximum number of statement shapes tracked in sfcache.statements.",
+							"Maximum number of statements tracked in sfcache.statements.",
 							NULL,
-							&sfc_max_statements, 1000, 16, INT_MAX / 2,
+							&cache_max_statements, 1000, 16, INT_MAX / 2,
 							PGC_POSTMASTER, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.max_tags_per_transaction",
 							"Most distinct tracked values a transaction's writes invalidate one by one.",
 							"Beyond, its writes of tracked tables invalidate every result over them.",
-							&sfc_max_tags_per_transaction, 10000, 0, 65536,
+							&cache_max_tags_per_transaction, 10000, 0, 65536,
 							PGC_USERSET, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.max_entry_size",
 							"Largest result that is stored; larger ones run uncached.",
 							NULL,
-							&sfc_max_entry_size_kb, 1024, 1, 1024 * 1024,
+							&cache_max_entry_size_kb, 1024, 1, 1024 * 1024,
 							PGC_SUSET, GUC_UNIT_KB, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.ttl",
 							"Longest time a cached result is served.",
 							"Per-relation values set with sfcache.set_ttl() can only shorten it.",
-							&sfc_ttl_s, 300, 1, INT_MAX,
+							&cache_ttl_s, 300, 1, INT_MAX,
 							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.wait_timeout",
 							"Longest time a statement waits for another backend computing the same result.",
 							"After it, the statement runs by itself.",
-							&sfc_wait_timeout_ms, 10000, 0, INT_MAX,
+							&cache_wait_timeout_ms, 10000, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("sfcache.admission",
 							 "Whether a result is kept only from the second miss of its key on.",
 							 "Off: every result is kept (cache_admit.c).",
-							 &sfc_admission, true,
+							 &cache_admission, true,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.admission_window",
 							"Repeated misses after which the admission sketch halves its counts (0: eight per counter).",
 							"The counts also halve every sfcache.admission_period.",
-							&sfc_admission_window, 0, 0, INT_MAX,
+							&cache_admission_window, 0, 0, INT_MAX,
 							PGC_SUSET, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.admission_period",
 							"How long admission remembers a key's first miss: a key missed twice within it is stored.",
 							"A first miss is remembered for one to two periods (cache_admit.c).",
-							&sfc_admission_period_s, 60, 1, 86400,
+							&cache_admission_period_s, 60, 1, 86400,
 							PGC_SIGHUP, GUC_UNIT_S, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.test_admission_clock",
 							"For tests: the time in seconds admission's periods are cut from (-1: the clock).",
 							NULL,
-							&sfc_test_admission_clock_s, -1, -1, INT_MAX,
-							PGC_SUSET, SFC_TEST_GUC_FLAGS, check_test_clock, NULL, NULL);
+							&cache_test_admission_clock_s, -1, -1, INT_MAX,
+							PGC_SUSET, CACHE_TEST_GUC_FLAGS, check_test_clock, NULL, NULL);
 
 	DefineCustomStringVariable("sfcache.immutable_functions",
 							   "Functions treated as immutable by the cache, as name or schema.name.",
 							   "For stable or volatile functions whose result the application accepts as fixed.",
-							   &sfc_immutable_functions, "",
+							   &cache_immutable_functions, "",
 							   PGC_SUSET, GUC_LIST_INPUT,
 							   check_immutable_functions, NULL, NULL);
 
@@ -212,24 +212,24 @@ CacheGucInit(void)
 	 */
 	DefineCustomBoolVariable("sfcache.enable_test_holds",
 							 "For sfcache's own tests: allows the sfcache.test_hold_* settings.",
-							 NULL, &sfc_enable_test_holds, false,
-							 PGC_POSTMASTER, SFC_TEST_GUC_FLAGS, NULL, NULL, NULL);
+							 NULL, &cache_enable_test_holds, false,
+							 PGC_POSTMASTER, CACHE_TEST_GUC_FLAGS, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.test_hold_leader_lock",
 							"For tests: a leader waits on this advisory lock key after registering.",
 							NULL,
-							&sfc_test_hold_leader_lock, 0, 0, INT_MAX,
-							PGC_SUSET, SFC_TEST_GUC_FLAGS, check_test_hold, NULL, NULL);
+							&cache_test_hold_leader_lock, 0, 0, INT_MAX,
+							PGC_SUSET, CACHE_TEST_GUC_FLAGS, check_test_hold, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.test_hold_follower_lock",
 							"For tests: a follower waits on this advisory lock key once registered.",
 							NULL,
-							&sfc_test_hold_follower_lock, 0, 0, INT_MAX,
-							PGC_SUSET, SFC_TEST_GUC_FLAGS, check_test_hold, NULL, NULL);
+							&cache_test_hold_follower_lock, 0, 0, INT_MAX,
+							PGC_SUSET, CACHE_TEST_GUC_FLAGS, check_test_hold, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.test_hold_commit_lock",
 							"For tests: a writer waits on this advisory lock key between its two commit bumps.",
 							NULL,
-							&sfc_test_hold_commit_lock, 0, 0, INT_MAX,
-							PGC_SUSET, SFC_TEST_GUC_FLAGS, check_test_hold, NULL, NULL);
+							&cache_test_hold_commit_lock, 0, 0, INT_MAX,
+							PGC_SUSET, CACHE_TEST_GUC_FLAGS, check_test_hold, NULL, NULL);
 }

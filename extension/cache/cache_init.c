@@ -27,6 +27,6 @@ CacheInit(void)
 	CacheSingleflightInit();
 	CacheScanInit();
 	CacheRelationSettingsInit();
-	/* statement shapes are counted by query id */
+	/* statements are counted by query id */
 	EnableQueryId();
 }

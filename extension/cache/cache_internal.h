@@ -37,29 +37,29 @@
 
 /* ---- settings (cache_guc.c) ---- */
 
-typedef enum SfcCacheMode
+typedef enum CacheMode
 {
-	SFC_CACHE_OFF,
-	SFC_CACHE_COALESCE,			/* merge concurrent identical misses only */
-	SFC_CACHE_ON				/* merge and keep results */
-} SfcCacheMode;
+	CACHE_MODE_OFF,
+	CACHE_MODE_COALESCE,		/* merge concurrent identical misses only */
+	CACHE_MODE_ON				/* merge and keep results */
+} CacheMode;
 
-extern int	sfc_cache_mode;
-extern int	sfc_memory_mb;
-extern int	sfc_max_entries;
-extern int	sfc_max_entry_size_kb;
-extern int	sfc_ttl_s;
-extern int	sfc_wait_timeout_ms;
-extern int	sfc_max_statements;
-extern int	sfc_max_tags_per_transaction;
-extern char *sfc_immutable_functions;
-extern bool sfc_admission;
-extern int	sfc_admission_window;
-extern int	sfc_admission_period_s;
-extern int	sfc_test_admission_clock_s;
-extern int	sfc_test_hold_leader_lock;
-extern int	sfc_test_hold_commit_lock;
-extern int	sfc_test_hold_follower_lock;
+extern int	cache_cache_mode;
+extern int	cache_memory_mb;
+extern int	cache_max_entries;
+extern int	cache_max_entry_size_kb;
+extern int	cache_ttl_s;
+extern int	cache_wait_timeout_ms;
+extern int	cache_max_statements;
+extern int	cache_max_tags_per_transaction;
+extern char *cache_immutable_functions;
+extern bool cache_admission;
+extern int	cache_admission_window;
+extern int	cache_admission_period_s;
+extern int	cache_test_admission_clock_s;
+extern int	cache_test_hold_leader_lock;
+extern int	cache_test_hold_commit_lock;
+extern int	cache_test_hold_follower_lock;
 
 extern void CacheGucInit(void);
 
@@ -76,20 +76,20 @@ typedef struct CacheKey
 extern CacheKey CacheKeyForQuery(Query *query);
 
 /* The Consts of a query tree, blanked while its shape is keyed. */
-typedef struct KeyConsts
+typedef struct CacheKeyConsts
 {
 	int			n;
 	int			cap;
 	Const	  **nodes;
 	Datum	   *values;
 	bool	   *isnull;
-} KeyConsts;
+} CacheKeyConsts;
 
-extern void CacheKeyConstsBlank(Query *query, KeyConsts *consts);
-extern void CacheKeyConstsRestore(KeyConsts *consts);
-extern void CacheKeyConstsFree(KeyConsts *consts);
-extern CacheKey CacheKeyShape(Query *blanked, KeyConsts *consts);
-extern CacheKey CacheKeyCombine(CacheKey shape, const KeyConsts *consts,
+extern void CacheKeyConstsBlank(Query *query, CacheKeyConsts *consts);
+extern void CacheKeyConstsRestore(CacheKeyConsts *consts);
+extern void CacheKeyConstsFree(CacheKeyConsts *consts);
+extern CacheKey CacheKeyShape(Query *blanked, CacheKeyConsts *consts);
+extern CacheKey CacheKeyCombine(CacheKey shape, const CacheKeyConsts *consts,
 								const Bitmapset *windowed);
 
 /* cache_key_memo.c */
@@ -106,7 +106,7 @@ extern CacheKey CacheKeyWithParams(CacheKey query_key, ParamListInfo params,
  * side of the top-level conjunct "column strategy constant" on relation
  * occurrence relid, written here with the column on the left.
  */
-typedef struct WindowSpec
+typedef struct CacheWindowSpec
 {
 	Node	   *value;			/* Const or Param (PARAM_EXTERN) */
 	int			const_index;	/* Const: its place in the key's walk; else -1 */
@@ -123,53 +123,53 @@ typedef struct WindowSpec
 	char	   *colname;
 	List	   *filters;		/* other conjuncts of its clause on the same
 								 * occurrence (Vars of any varno: the scan's) */
-} WindowSpec;
+} CacheWindowSpec;
 
 /* One windowed constant's value at an execution, and how to compare it. */
-typedef struct WindowValue
+typedef struct CacheWindowValue
 {
-	const WindowSpec *spec;
+	const CacheWindowSpec *spec;
 	Datum		value;
 	bool		keyed;			/* null, or another type: in the key instead */
 	int16		typlen;
 	bool		typbyval;
 	FmgrInfo	cmp;			/* cmp(column value, constant) */
-} WindowValue;
+} CacheWindowValue;
 
 /* The windowed constants of one execution, as a lookup checks them. */
-typedef struct WindowProbe
+typedef struct CacheWindowProbe
 {
 	int			n;
-	WindowValue *values;
+	CacheWindowValue *values;
 	bool		by_window;		/* out: served for another constant image */
 	bool		keep_copy;		/* copy the matched entry's windows (EXPLAIN) */
 	char	   *copy;			/* out: that copy */
 	Size		copy_len;
-} WindowProbe;
+} CacheWindowProbe;
 
 extern List *CacheWindowsFind(Query *query);
 extern List *CacheWindowSpecsToList(List *specs);
 extern List *CacheWindowSpecsFromList(List *list);
 extern Bitmapset *CacheWindowedConsts(List *specs);
-extern WindowProbe *CacheWindowProbeMake(List *specs, ParamListInfo params,
-										 Bitmapset **windowed_params);
+extern CacheWindowProbe *CacheWindowProbeMake(List *specs, ParamListInfo params,
+											  Bitmapset **windowed_params);
 
 /* cache_window_bounds.c */
-extern void CacheWindowsCompute(const WindowProbe *probe, ParamListInfo params,
+extern void CacheWindowsCompute(const CacheWindowProbe *probe, ParamListInfo params,
 								Snapshot snapshot, StringInfo out);
-extern bool CacheWindowsContain(const char *windows, Size len, WindowProbe *probe);
-extern void CacheWindowsExplain(const WindowProbe *probe, const char *windows,
+extern bool CacheWindowsContain(const char *windows, Size len, CacheWindowProbe *probe);
+extern void CacheWindowsExplain(const CacheWindowProbe *probe, const char *windows,
 								Size len, ExplainState *es);
 
-/* cache_settings.c */
-extern void CacheSettingsAppend(StringInfo buf);
+/* cache_key_settings.c */
+extern void CacheKeySettingsAppend(StringInfo buf);
 
 /* ---- cacheability (cache_cacheable.c) ---- */
 
 /* What the cacheability check learnt about a statement. */
 typedef struct CacheableInfo
 {
-	SfcBypass	bypass;
+	CacheBypass bypass;
 	List	   *relids;			/* OIDs of every relation it reads */
 	List	   *inh_roots;		/* those read with their descendants */
 	int			ttl_override_s; /* smallest sfcache.set_ttl() among them, 0 if
@@ -181,10 +181,10 @@ extern int	CacheStatementTtl(int ttl_override_s, bool ttl_default);
 
 extern void CacheCheckCacheable(Query *query, const char *query_string,
 								CacheableInfo *info);
-extern SfcBypass CacheCheckRuntimeBypass(List *relids);
-extern SfcBypass CacheCheckHierarchies(List *inh_roots);
+extern CacheBypass CacheCheckRuntimeBypass(List *relids);
+extern CacheBypass CacheCheckHierarchies(List *inh_roots);
 
-extern SfcBypass CacheCheckStandby(List *relids);
+extern CacheBypass CacheCheckStandby(List *relids);
 
 /* ---- the code a statement runs (cache_code.c) ---- */
 
@@ -199,15 +199,15 @@ extern bool CacheNodeReadsCatalogs(Node *node);
 
 /* ---- a set of counter numbers (cache_counterset.c) ---- */
 
-typedef struct CounterSet
+typedef struct CacheCounterSet
 {
 	struct counterset_hash *table;	/* NULL while empty */
-} CounterSet;
+} CacheCounterSet;
 
-extern bool CounterSetAdd(CounterSet *set, uint32 counter);
-extern int	CounterSetCount(const CounterSet *set);
-extern bool CounterSetNext(const CounterSet *set, int *pos, uint32 *counter);
-extern void CounterSetReset(CounterSet *set);
+extern bool CacheCounterSetAdd(CacheCounterSet *set, uint32 counter);
+extern int	CacheCounterSetCount(const CacheCounterSet *set);
+extern bool CacheCounterSetNext(const CacheCounterSet *set, int *pos, uint32 *counter);
+extern void CacheCounterSetReset(CacheCounterSet *set);
 
 /* ---- a relation's ancestors, cached per backend (cache_ancestors.c) ---- */
 
@@ -217,16 +217,16 @@ extern void CacheInheritanceChanged(void);
 extern void CacheInheritanceXactBump(bool end_of_xact);
 extern void CacheInheritanceEpochBump(void);
 
-/* ---- invalidation by key values (cache_tracked.c, cache_depend.c) ---- */
+/* ---- invalidation by key values (cache_tracked.c, cache_tags.c) ---- */
 
 extern bool CacheIsCaptureFunction(Oid fnoid);
 extern List *CacheTrackedColumns(Relation rel);
 extern List *CacheTrackedColumnsOf(Oid relid);
 extern bool CacheColumnIsTracked(List *columns, const char *attname);
 extern char *CacheColumnUntrackable(Oid relid, const char *attname);
-extern List *CacheValueDependencies(Query *query);
-extern int	CacheDependencyCounters(List *relids, List *value_deps,
-									ParamListInfo params, uint32 *counters);
+extern List *CacheStatementTags(Query *query);
+extern int	CacheResultCounters(List *relids, List *tags,
+								ParamListInfo params, uint32 *counters);
 
 /* ---- relation settings (cache_relation_settings.c) ---- */
 
@@ -236,32 +236,32 @@ extern int	CacheRelationTtl(Oid relid);
 
 /* ---- invalidation counters (cache_inval_counters.c) ---- */
 
-#define SFC_MAX_RELS 64			/* a statement reading more is not cached */
-#define SFC_MAX_COUNTERS 256	/* counters one result depends on; beyond,
+#define CACHE_MAX_RELS 64		/* a statement reading more is not cached */
+#define CACHE_MAX_COUNTERS 256	/* counters one result depends on; beyond,
 								 * relations depend on all their rows */
-#define SFC_GEN_SLOTS 16384		/* generation slots: hash of (database,
+#define CACHE_GEN_SLOTS 16384	/* generation slots: hash of (database,
 								 * relation) */
 
 /* The counters a result depends on, read before its snapshot. */
-typedef struct GenSnapshot
+typedef struct CacheGenSnapshot
 {
 	int			nslots;
 	uint64		global_gen;
-	uint32		slots[SFC_MAX_COUNTERS];
-	uint64		gens[SFC_MAX_COUNTERS];
-} GenSnapshot;
+	uint32		slots[CACHE_MAX_COUNTERS];
+	uint64		gens[CACHE_MAX_COUNTERS];
+} CacheGenSnapshot;
 
 extern const SfcShmemPart CacheInvalShmemPart;
 extern uint32 CacheGenSlotFor(Oid dbid, Oid relid);
 extern uint32 CacheAnyRowCounter(Oid relid);
 extern uint32 CacheWholeRelationCounter(Oid relid);
 extern uint32 CacheTagCounter(Oid relid, const char *attname, uint32 valuehash);
-extern bool CacheGenSnapshotTake(const uint32 *counters, int ncounters, GenSnapshot *snap);
-extern bool CacheGenSnapshotIsCurrent(const GenSnapshot *snap);
+extern bool CacheGenSnapshotTake(const uint32 *counters, int ncounters, CacheGenSnapshot *snap);
+extern bool CacheGenSnapshotIsCurrent(const CacheGenSnapshot *snap);
 extern bool CacheGensAreCurrent(uint64 global_gen, int nslots, const uint32 *slots,
 								const uint64 *gens);
-extern void CacheCountersBeforeCommit(const CounterSet *counters, bool global);
-extern void CacheCountersAfterCommit(const CounterSet *counters, bool global);
+extern void CacheCountersBeforeCommit(const CacheCounterSet *counters, bool global);
+extern void CacheCountersAfterCommit(const CacheCounterSet *counters, bool global);
 extern bool CacheReplayedPast(List *relids, XLogRecPtr replay);
 
 /* ---- the transaction's write set (cache_inval_writeset.c) ---- */
@@ -274,7 +274,7 @@ extern void CacheNotePlanChange(Oid relid);
 extern void CacheNoteGlobalWrite(void);
 extern bool CacheTransactionWroteAny(List *relids);
 extern void CacheInvalidateRelationNow(Oid relid);
-extern const CounterSet *CacheWrittenCounters(void);
+extern const CacheCounterSet *CacheWrittenCounters(void);
 extern bool CacheWroteGlobal(void);
 extern List *CacheWrittenRelations(void);
 extern List *CachePlanChangedRelations(void);
@@ -297,13 +297,13 @@ extern const SfcShmemPart CacheStoreShmemPart;
 
 /* ---- singleflight (cache_singleflight.c) ---- */
 
-typedef enum SfcOutcome
+typedef enum CacheOutcome
 {
-	SFC_HIT,					/* served from a ready entry */
-	SFC_FOLLOWER_HIT,			/* waited for a leader, then served */
-	SFC_LEADER,					/* this backend computes and publishes */
-	SFC_RUN_UNCACHED			/* run it without the cache */
-} SfcOutcome;
+	CACHE_HIT,					/* served from a ready entry */
+	CACHE_FOLLOWER_HIT,			/* waited for a leader, then served */
+	CACHE_LEADER,				/* this backend computes and publishes */
+	CACHE_RUN_UNCACHED			/* run it without the cache */
+} CacheOutcome;
 
 /*
  * A result in backend-local memory: serialised minimal tuples and, when
@@ -324,29 +324,29 @@ typedef struct CachedResult
 	bool		want_both;
 } CachedResult;
 
-extern SfcOutcome CacheSingleflightBegin(CacheKey key, uint64 shape,
-										 CachedResult *result, WindowProbe *probe,
-										 SfcBypass *why);
-extern SfcBypass CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
-										  const CachedResult *result,
-										  const StringInfoData *windows, int ttl_s,
-										  bool keep);
+extern CacheOutcome CacheSingleflightBegin(CacheKey key, uint64 queryid,
+										   CachedResult *result, CacheWindowProbe *probe,
+										   CacheBypass *why);
+extern CacheBypass CacheSingleflightPublish(CacheKey key, const CacheGenSnapshot *gens,
+											const CachedResult *result,
+											const StringInfoData *windows, int ttl_s,
+											bool keep);
 
 /*
  * How a leader gives its key up (CacheSingleflightAbandon), and so how the
  * followers waiting on it go on.
  */
-typedef enum SfcAbandon
+typedef enum CacheAbandon
 {
-	SFC_ABANDON_RETRY,			/* it failed, or nobody is to keep its result:
+	CACHE_ABANDON_RETRY,		/* it failed, or nobody is to keep its result:
 								 * a follower looks the key up again (one
 								 * leads) */
-	SFC_ABANDON_RUN_ALONE		/* its result cannot be stored: the followers
+	CACHE_ABANDON_RUN_ALONE		/* its result cannot be stored: the followers
 								 * run by themselves, bypassing for its reason */
-} SfcAbandon;
+} CacheAbandon;
 
 extern void CacheSingleflightInit(void);
-extern void CacheSingleflightAbandon(CacheKey key, SfcAbandon how, SfcBypass why);
+extern void CacheSingleflightAbandon(CacheKey key, CacheAbandon how, CacheBypass why);
 extern void CacheFlushAll(void);
 
 /* ---- statistics (cache_stats.c) ---- */
@@ -357,44 +357,44 @@ extern void CacheFlushAll(void);
  * by reason); the others count events (a miss is a lookup that led,
  * whatever came of it). A window hit is also a hit.
  */
-typedef enum SfcCounter
+typedef enum CacheStat
 {
-	SFC_STAT_HITS,				/* outcome: served a stored result */
-	SFC_STAT_MISSES,			/* event: a lookup found nothing and led */
-	SFC_STAT_COALESCED,			/* outcome: a follower served its leader's
+	CACHE_STAT_HITS,			/* outcome: served a stored result */
+	CACHE_STAT_MISSES,			/* event: a lookup found nothing and led */
+	CACHE_STAT_COALESCED,		/* outcome: a follower served its leader's
 								 * result */
-	SFC_STAT_HANDOFFS,			/* event: a follower took over as leader */
-	SFC_STAT_STORES,
-	SFC_STAT_EVICTIONS,
-	SFC_STAT_INVALIDATIONS,
-	SFC_STAT_EXPIRATIONS,
-	SFC_STAT_WAIT_TIMEOUTS,		/* event (the execution is a bypass) */
-	SFC_STAT_LEADER_EXECUTIONS, /* outcome: a leader published its result */
-	SFC_STAT_NOT_ADMITTED,		/* outcome: computed, refused by admission */
-	SFC_STAT_WINDOW_HITS,		/* of the hits and coalesced followers, those
+	CACHE_STAT_HANDOFFS,		/* event: a follower took over as leader */
+	CACHE_STAT_STORES,
+	CACHE_STAT_EVICTIONS,
+	CACHE_STAT_INVALIDATIONS,
+	CACHE_STAT_EXPIRATIONS,
+	CACHE_STAT_WAIT_TIMEOUTS,	/* event (the execution is a bypass) */
+	CACHE_STAT_LEADER_EXECUTIONS,	/* outcome: a leader published its result */
+	CACHE_STAT_NOT_ADMITTED,	/* outcome: computed, refused by admission */
+	CACHE_STAT_WINDOW_HITS,		/* of the hits and coalesced followers, those
 								 * served by a validity window for other
 								 * constants than the leader's */
-	SFC_NUM_COUNTERS
-} SfcCounter;
+	CACHE_NUM_STATS
+} CacheStat;
 
-/* The counters sfcache.stats showed in 0.3, a prefix of SfcCounter. */
-#define SFC_NUM_COUNTERS_0_1 (SFC_STAT_WAIT_TIMEOUTS + 1)
+/* The counters sfcache.stats showed in 0.3, a prefix of CacheStat. */
+#define CACHE_NUM_STATS_0_1 (CACHE_STAT_WAIT_TIMEOUTS + 1)
 
 extern const SfcShmemPart CacheStatsShmemPart;
-extern void CacheStatsCount(SfcCounter counter, uint64 shape);
-extern void CacheStatsBypass(SfcBypass why, uint64 shape);
-extern void CacheStatsStored(uint64 shape, Size bytes);
-extern void CacheStatsRegisterShape(uint64 queryid, const char *query_text, int len);
+extern void CacheStatsCount(CacheStat counter, uint64 queryid);
+extern void CacheStatsBypass(CacheBypass why, uint64 queryid);
+extern void CacheStatsStored(uint64 queryid, Size bytes);
+extern void CacheStatsRegisterStatement(uint64 queryid, const char *query_text, int len);
 extern void CacheStatsForgetDatabase(Oid dbid);
-extern void CacheStatsKeySeen(uint64 shape, CacheKey key);
-extern const char *CacheBypassReasonName(SfcBypass why);
+extern void CacheStatsKeySeen(uint64 queryid, CacheKey key);
+extern const char *CacheBypassReasonName(CacheBypass why);
 
 /* The global counters, as sfcache.stats shows them. */
 typedef struct CacheStatsTotal
 {
-	uint64		counters[SFC_NUM_COUNTERS];
+	uint64		counters[CACHE_NUM_STATS];
 	uint64		bypasses;		/* of every reason */
-	uint64		untracked;		/* statement shapes not tracked */
+	uint64		untracked;		/* statements not tracked */
 	TimestampTz reset_at;
 } CacheStatsTotal;
 
@@ -402,18 +402,18 @@ extern void CacheStatsTotals(CacheStatsTotal *out);
 
 /* ---- executor integration (cache_plan.c, cache_scan.c, cache_run.c) ---- */
 
-extern void CacheExplainNoteBypass(SfcBypass why);
+extern void CacheExplainNoteBypass(CacheBypass why);
 extern void CacheScanInit(void);
 
 /* ---- the store (cache_store.c), as seen by cache_singleflight.c ---- */
 
 /* An entry's state: cache_singleflight.c alone changes it. */
-typedef enum EntryState
+typedef enum CacheEntryState
 {
-	ENTRY_FREE = 0,				/* on the free list (a zeroed slot is free) */
-	ENTRY_COMPUTING,			/* a leader is computing the result */
-	ENTRY_READY					/* the result can be served */
-} EntryState;
+	CACHE_ENTRY_FREE = 0,		/* on the free list (a zeroed slot is free) */
+	CACHE_ENTRY_COMPUTING,		/* a leader is computing the result */
+	CACHE_ENTRY_READY			/* the result can be served */
+} CacheEntryState;
 
 /*
  * One cache entry slot. The fields are protected by the partition lock of
@@ -428,11 +428,12 @@ typedef struct CacheEntry
 	CacheKey	key;
 	uint32		hashcode;
 	Oid			dbid;			/* database of the leader that stored it */
-	EntryState	state;			/* singleflight's */
+	CacheEntryState state;		/* singleflight's */
 	bool		transient;		/* singleflight's: free once waiters have read */
 	int			leader_pid;		/* singleflight's */
 	int			waiters;		/* singleflight's: followers waiting on it */
-	uint64		shape;			/* query id, for per-statement counters */
+	uint64		queryid;		/* for per-statement counters
+								 * (sfcache.statements) */
 	dsa_pointer data;			/* ResultHeader followed by tuples */
 	Size		size;
 	TimestampTz expires_at;
@@ -440,8 +441,8 @@ typedef struct CacheEntry
 	pg_atomic_uint32 referenced;	/* CLOCK bit */
 	/* singleflight's: how the last entry for last_key ended */
 	CacheKey	last_key;
-	SfcAbandon	last_ending;	/* RETRY too when evicted or replaced */
-	SfcBypass	last_reason;	/* for SFC_ABANDON_RUN_ALONE */
+	CacheAbandon last_ending;	/* RETRY too when evicted or replaced */
+	CacheBypass last_reason;	/* for CACHE_ABANDON_RUN_ALONE */
 	int32		next_free;
 	ConditionVariable cv;
 } CacheEntry;
@@ -468,14 +469,14 @@ extern CacheEntry *CacheStoreAllocate(void);
 extern void CacheStoreReleaseUnused(CacheEntry *entry);
 extern bool CacheStoreInsert(CacheEntry *entry, CacheKey key, uint32 hashcode);
 extern void CacheStoreRemove(CacheEntry *entry);
-extern dsa_pointer CacheStoreWriteResult(const GenSnapshot *gens,
+extern dsa_pointer CacheStoreWriteResult(const CacheGenSnapshot *gens,
 										 const StringInfoData *windows,
 										 const CachedResult *result, Size *size);
 extern const char *CacheStoreEntryWindows(CacheEntry *entry, Size *len);
 extern void CacheStoreFreeResult(dsa_pointer dp);
 extern void CacheStoreAttachResult(CacheEntry *entry, dsa_pointer dp, Size size);
 extern bool CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now,
-									 SfcCounter *why_not);
+									 CacheStat *why_not);
 extern void CacheStoreCopyResult(CacheEntry *entry, CachedResult *out);
 extern void CacheStoreFlush(void);
 extern void CacheStoreUsage(uint64 *bytes, uint64 *entries);
@@ -483,29 +484,29 @@ extern void CacheStoreUsage(uint64 *bytes, uint64 *entries);
 /* ---- the custom scan (cache_scan.c, cache_run.c) ---- */
 
 /* The contents of CustomScan.custom_private, unpacked. */
-typedef struct SfcScanPrivate
+typedef struct CacheScanPrivate
 {
 	Query	   *query;			/* analyzed and rewritten, never modified */
 	CacheKey	key;			/* of the query tree */
 	List	   *relids;			/* relations it reads */
 	List	   *inh_roots;		/* those read with their descendants */
 	List	   *funcids;		/* functions whose EXECUTE a hit checks */
-	List	   *value_deps;		/* CacheValueDependencies() */
-	List	   *windows;		/* WindowSpec list: CacheWindowsFind() */
+	List	   *tags;			/* CacheStatementTags() */
+	List	   *windows;		/* CacheWindowSpec list: CacheWindowsFind() */
 	int			ttl_override_s; /* see CacheableInfo */
 	bool		ttl_default;
 	int			cursor_options;
 	const char *query_string;
-} SfcScanPrivate;
+} CacheScanPrivate;
 
-extern const CustomScanMethods sfc_scan_plan_methods;
+extern const CustomScanMethods cache_scan_plan_methods;
 
-extern List *SfcScanPrivateToList(const SfcScanPrivate *priv);
-extern void SfcScanPrivateFromList(List *list, SfcScanPrivate *priv);
+extern List *CacheScanPrivateToList(const CacheScanPrivate *priv);
+extern void CacheScanPrivateFromList(List *list, CacheScanPrivate *priv);
 
-/* cache_run.c: running the saved query and capturing its rows */
+/* cache_run.c: running the saved query and keeping its rows (the result receiver) */
 
-typedef struct CaptureReceiver
+typedef struct CacheResultReceiver
 {
 	DestReceiver pub;
 	Size		limit;			/* bytes kept in buf; beyond, spill */
@@ -516,9 +517,9 @@ typedef struct CaptureReceiver
 	Tuplestorestate *spill;		/* every row, once over the limit */
 	TupleTableSlot *tmp_slot;
 	MemoryContext cxt;			/* where rows must outlive the query */
-} CaptureReceiver;
+} CacheResultReceiver;
 
-extern CaptureReceiver *CacheCaptureReceiverCreate(Size limit);
+extern CacheResultReceiver *CacheResultReceiverCreate(Size limit);
 extern bool CacheTypeHasFixedText(Oid type);
 
 /* cache_scan.c: the scan as cache_replay.c drives it */
@@ -527,8 +528,8 @@ extern void CacheScanStartRun(PlanState *planstate, bool send_datarows,
 							  bool may_run_again);
 extern bool CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32 *len);
 
-extern PlannedStmt *CachePlanSavedQuery(const SfcScanPrivate *priv, ParamListInfo params);
-extern QueryDesc *CacheRunSavedQuery(PlannedStmt *stmt, const SfcScanPrivate *priv,
+extern PlannedStmt *CachePlanSavedQuery(const CacheScanPrivate *priv, ParamListInfo params);
+extern QueryDesc *CacheRunSavedQuery(PlannedStmt *stmt, const CacheScanPrivate *priv,
 									 ParamListInfo params, Snapshot snapshot,
 									 DestReceiver *dest, int instrument_options);
 extern void CacheEndSavedQuery(QueryDesc *qd);

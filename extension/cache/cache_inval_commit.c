@@ -147,11 +147,11 @@ CacheXactEvent(XactEvent event)
 			CacheInheritanceXactBump(false);
 			if (IsLogicalWorker())
 				CacheNoteGlobalWrite();
-			if (CounterSetCount(CacheWrittenCounters()) > 0 || CacheWroteGlobal())
+			if (CacheCounterSetCount(CacheWrittenCounters()) > 0 || CacheWroteGlobal())
 			{
 				announce_commit(CACHE_COMMIT_BEGIN);
 				bump_before_commit();
-				SfcTestHoldOnAdvisoryLock(sfc_test_hold_commit_lock);
+				SfcTestHoldOnAdvisoryLock(cache_test_hold_commit_lock);
 			}
 			break;
 		case XACT_EVENT_COMMIT:

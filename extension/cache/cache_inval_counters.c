@@ -54,12 +54,12 @@
  * watches its "any row" counter; one that depends only on some values of
  * a tracked column watches its "whole relation" counter and those tags.
  */
-#define SFC_REL_SLOTS SFC_GEN_SLOTS
-#define SFC_TAG_SLOTS 65536
+#define CACHE_REL_SLOTS CACHE_GEN_SLOTS
+#define CACHE_TAG_SLOTS 65536
 #define ANY_ROW_COUNTER(slot) (slot)
-#define WHOLE_COUNTER(slot) (SFC_REL_SLOTS + (slot))
-#define TAG_COUNTER(tag) (2 * SFC_REL_SLOTS + (tag))
-#define SFC_COUNTERS (2 * SFC_REL_SLOTS + SFC_TAG_SLOTS)
+#define WHOLE_COUNTER(slot) (CACHE_REL_SLOTS + (slot))
+#define TAG_COUNTER(tag) (2 * CACHE_REL_SLOTS + (tag))
+#define CACHE_COUNTERS (2 * CACHE_REL_SLOTS + CACHE_TAG_SLOTS)
 
 typedef struct GenCounter
 {
@@ -71,10 +71,10 @@ typedef struct InvalShared
 {
 	pg_atomic_uint64 global_gen;
 	pg_atomic_uint32 global_inflight;
-	GenCounter	counters[SFC_COUNTERS];
+	GenCounter	counters[CACHE_COUNTERS];
 	/* a standby's: the LSN to replay past, for every result, per slot */
 	pg_atomic_uint64 replay_needed_all;
-	pg_atomic_uint64 replay_needed[SFC_REL_SLOTS];
+	pg_atomic_uint64 replay_needed[CACHE_REL_SLOTS];
 } InvalShared;
 
 static InvalShared *inval = NULL;
@@ -83,7 +83,7 @@ static InvalShared *inval = NULL;
 uint32
 CacheGenSlotFor(Oid dbid, Oid relid)
 {
-	return hash_combine(hash_uint32(dbid), hash_uint32(relid)) % SFC_GEN_SLOTS;
+	return hash_combine(hash_uint32(dbid), hash_uint32(relid)) % CACHE_GEN_SLOTS;
 }
 
 static uint32
@@ -117,7 +117,7 @@ CacheTagCounter(Oid relid, const char *attname, uint32 valuehash)
 
 	h = hash_combine(h, hash_bytes((const unsigned char *) attname, strlen(attname)));
 	h = hash_combine(h, valuehash);
-	return TAG_COUNTER(h % SFC_TAG_SLOTS);
+	return TAG_COUNTER(h % CACHE_TAG_SLOTS);
 }
 
 /* Pure: the generation and in-flight counters. */
@@ -139,9 +139,9 @@ inval_shmem_init(void)
 		pg_atomic_init_u64(&inval->global_gen, 1);
 		pg_atomic_init_u32(&inval->global_inflight, 0);
 		pg_atomic_init_u64(&inval->replay_needed_all, InvalidXLogRecPtr);
-		for (int i = 0; i < SFC_REL_SLOTS; i++)
+		for (int i = 0; i < CACHE_REL_SLOTS; i++)
 			pg_atomic_init_u64(&inval->replay_needed[i], InvalidXLogRecPtr);
-		for (int i = 0; i < SFC_COUNTERS; i++)
+		for (int i = 0; i < CACHE_COUNTERS; i++)
 		{
 			pg_atomic_init_u64(&inval->counters[i].gen, 1);
 			pg_atomic_init_u32(&inval->counters[i].inflight, 0);
@@ -157,17 +157,17 @@ const SfcShmemPart CacheInvalShmemPart = {
 /* ---- reading side ---- */
 
 /*
- * Read the given counters (CacheDependencyCounters), before the caller
+ * Read the given counters (CacheResultCounters), before the caller
  * takes the snapshot it executes with. Returns false when a commit
  * touching one of them (or a global one) is in flight: such a result must
  * not be stored.
  */
 bool
-CacheGenSnapshotTake(const uint32 *counters, int ncounters, GenSnapshot *snap)
+CacheGenSnapshotTake(const uint32 *counters, int ncounters, CacheGenSnapshot *snap)
 {
 	bool		quiet = true;
 
-	Assert(ncounters <= SFC_MAX_COUNTERS);
+	Assert(ncounters <= CACHE_MAX_COUNTERS);
 	snap->nslots = 0;
 	for (int c = 0; c < ncounters; c++)
 	{
@@ -212,7 +212,7 @@ CacheGensAreCurrent(uint64 global_gen, int nslots, const uint32 *slots, const ui
 
 /* True if no counter of the snapshot has moved since it was taken. */
 bool
-CacheGenSnapshotIsCurrent(const GenSnapshot *snap)
+CacheGenSnapshotIsCurrent(const CacheGenSnapshot *snap)
 {
 	return CacheGensAreCurrent(snap->global_gen, snap->nslots, snap->slots, snap->gens);
 }
@@ -224,12 +224,12 @@ CacheGenSnapshotIsCurrent(const GenSnapshot *snap)
  * none) and, if global, the global generation in flight, and invalidate.
  */
 void
-CacheCountersBeforeCommit(const CounterSet *counters, bool global)
+CacheCountersBeforeCommit(const CacheCounterSet *counters, bool global)
 {
 	int			pos = -1;
 	uint32		c;
 
-	while (counters != NULL && CounterSetNext(counters, &pos, &c))
+	while (counters != NULL && CacheCounterSetNext(counters, &pos, &c))
 	{
 		pg_atomic_fetch_add_u32(&inval->counters[c].inflight, 1);
 		pg_atomic_fetch_add_u64(&inval->counters[c].gen, 1);
@@ -247,12 +247,12 @@ CacheCountersBeforeCommit(const CounterSet *counters, bool global)
  * flight.
  */
 void
-CacheCountersAfterCommit(const CounterSet *counters, bool global)
+CacheCountersAfterCommit(const CacheCounterSet *counters, bool global)
 {
 	int			pos = -1;
 	uint32		c;
 
-	while (counters != NULL && CounterSetNext(counters, &pos, &c))
+	while (counters != NULL && CacheCounterSetNext(counters, &pos, &c))
 	{
 		pg_atomic_fetch_add_u64(&inval->counters[c].gen, 1);
 		pg_atomic_fetch_sub_u32(&inval->counters[c].inflight, 1);
@@ -342,7 +342,7 @@ CacheSlotsAwaitingReplay(XLogRecPtr replay, XLogRecPtr *replay_needed_all)
 	int			n = 0;
 
 	*replay_needed_all = pg_atomic_read_u64(&inval->replay_needed_all);
-	for (int i = 0; i < SFC_REL_SLOTS; i++)
+	for (int i = 0; i < CACHE_REL_SLOTS; i++)
 		if (pg_atomic_read_u64(&inval->replay_needed[i]) > replay)
 			n++;
 	return n;

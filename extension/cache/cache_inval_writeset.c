@@ -45,7 +45,7 @@
 static List *written_relids = NIL;
 static List *whole_relids = NIL;
 static List *captured = NIL;
-static CounterSet written_counters = {NULL};
+static CacheCounterSet written_counters = {NULL};
 static int	written_tags = 0;
 static bool tags_overflowed = false;
 static bool written_global = false;
@@ -109,7 +109,7 @@ note_written_relation(Oid relid)
 static bool
 note_counter(uint32 counter)
 {
-	return CounterSetAdd(&written_counters, counter);
+	return CacheCounterSetAdd(&written_counters, counter);
 }
 
 static void
@@ -349,7 +349,7 @@ CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash)
 			written_tags++;
 	}
 
-	if (written_tags > sfc_max_tags_per_transaction)
+	if (written_tags > cache_max_tags_per_transaction)
 	{
 		/* bounded memory and commit work: everything captured goes whole */
 		tags_overflowed = true;
@@ -425,7 +425,7 @@ CacheInvalidateRelationNow(Oid relid)
 /* ---- what the commit protocol reads (cache_inval_commit.c) ---- */
 
 /* The counters the transaction's commit bumps. */
-const CounterSet *
+const CacheCounterSet *
 CacheWrittenCounters(void)
 {
 	return &written_counters;
@@ -468,7 +468,7 @@ CacheForgetWrites(void)
 		list_free(((CapturedRelation *) lfirst(lc))->with_ancestors);
 	list_free_deep(captured);
 	captured = NIL;
-	CounterSetReset(&written_counters);
+	CacheCounterSetReset(&written_counters);
 	written_tags = 0;
 	tags_overflowed = false;
 	written_global = false;

@@ -5,7 +5,7 @@
  *		tree with its constants (computed once, when the statement is
  *		planned), then over the database, the current role, the bound
  *		parameter values and types and the settings that change computed
- *		values (at each execution: cache_settings.c).
+ *		values (at each execution: cache_key_settings.c).
  *
  * Results are stored as tuples and converted to text or binary when each
  * client receives them, so result formats need not be part of the key.
@@ -114,7 +114,7 @@ grow(void *array, Size elem, int cap)
 }
 
 static bool
-collect_consts(Node *node, KeyConsts *consts)
+collect_consts(Node *node, CacheKeyConsts *consts)
 {
 	if (node == NULL)
 		return false;
@@ -149,7 +149,7 @@ collect_consts(Node *node, KeyConsts *consts)
  * else reads it (no error can be thrown in between by this file's code).
  */
 void
-CacheKeyConstsBlank(Query *query, KeyConsts *consts)
+CacheKeyConstsBlank(Query *query, CacheKeyConsts *consts)
 {
 	memset(consts, 0, sizeof(*consts));
 	(void) query_tree_walker(query, collect_consts, consts, 0);
@@ -157,7 +157,7 @@ CacheKeyConstsBlank(Query *query, KeyConsts *consts)
 
 /* Put the saved values back, last first (a Const reached twice). */
 void
-CacheKeyConstsRestore(KeyConsts *consts)
+CacheKeyConstsRestore(CacheKeyConsts *consts)
 {
 	for (int i = consts->n - 1; i >= 0; i--)
 	{
@@ -167,7 +167,7 @@ CacheKeyConstsRestore(KeyConsts *consts)
 }
 
 void
-CacheKeyConstsFree(KeyConsts *consts)
+CacheKeyConstsFree(CacheKeyConsts *consts)
 {
 	if (consts->nodes != NULL)
 	{
@@ -182,7 +182,7 @@ CacheKeyConstsFree(KeyConsts *consts)
  * are restored before the error goes on (the tree may be a cached plan's).
  */
 CacheKey
-CacheKeyShape(Query *blanked, KeyConsts *consts)
+CacheKeyShape(Query *blanked, CacheKeyConsts *consts)
 {
 	char	   *text = NULL;
 	CacheKey	key;
@@ -208,7 +208,7 @@ CacheKeyShape(Query *blanked, KeyConsts *consts)
  * mark instead, the same for every value (cache_window.c).
  */
 CacheKey
-CacheKeyCombine(CacheKey shape, const KeyConsts *consts, const Bitmapset *windowed)
+CacheKeyCombine(CacheKey shape, const CacheKeyConsts *consts, const Bitmapset *windowed)
 {
 	StringInfoData buf;
 	CacheKey	key;
@@ -257,7 +257,7 @@ CacheKeyCombine(CacheKey shape, const KeyConsts *consts, const Bitmapset *window
 CacheKey
 CacheKeyForQuery(Query *query)
 {
-	KeyConsts	consts;
+	CacheKeyConsts consts;
 	CacheKey	shape;
 
 	CacheKeyConstsBlank(query, &consts);
@@ -322,7 +322,7 @@ CacheKeyWithParams(CacheKey query_key, ParamListInfo params,
 			append_param(&buf, &params->params[i],
 						 bms_is_member(i + 1, windowed_params));
 	}
-	CacheSettingsAppend(&buf);
+	CacheKeySettingsAppend(&buf);
 	key = hash128(buf.data, buf.len);
 	pfree(buf.data);
 	return key;

@@ -73,7 +73,7 @@ memo_insert(uint32 text_hash, Query *query, CacheKey key)
 static CacheKey
 key_unmemoized(Query *query, const Bitmapset *windowed)
 {
-	KeyConsts	consts;
+	CacheKeyConsts consts;
 	CacheKey	shape;
 
 	CacheKeyConstsBlank(query, &consts);
@@ -96,7 +96,7 @@ CacheKeyForStatement(Query *query, const char *stmt_text, int len,
 {
 	uint32		text_hash;
 	uint32	   *seen_slot;
-	KeyConsts	consts;
+	CacheKeyConsts consts;
 	CacheKey	shape;
 	bool		found = false;
 

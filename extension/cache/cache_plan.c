@@ -59,7 +59,7 @@ static const char *client_execute_text = NULL;
 typedef struct PlannedBypass
 {
 	uint64		queryid;
-	SfcBypass	why;
+	CacheBypass why;
 } PlannedBypass;
 
 #define MAX_PLANNED_BYPASSES 4096
@@ -104,7 +104,7 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 				const CacheableInfo *info)
 {
 	CustomScan *cscan = makeNode(CustomScan);
-	SfcScanPrivate priv;
+	CacheScanPrivate priv;
 
 	build_target_lists(query, &cscan->custom_scan_tlist, &cscan->scan.plan.targetlist);
 	cscan->scan.scanrelid = 0;
@@ -113,7 +113,7 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 	cscan->scan.plan.plan_rows = 1;
 	cscan->scan.plan.plan_width = 0;
 	cscan->flags = 0;
-	cscan->methods = &sfc_scan_plan_methods;
+	cscan->methods = &cache_scan_plan_methods;
 
 	/*
 	 * No copy: the plan lives as long as the query tree it was made from, and
@@ -130,7 +130,7 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 	 * transaction).
 	 */
 	priv.windows = CacheWindowsFind(query);
-	if (CacheCheckRuntimeBypass(info->relids) == SFC_BYPASS_NONE)
+	if (CacheCheckRuntimeBypass(info->relids) == CACHE_BYPASS_NONE)
 		priv.key = CacheKeyForStatement(query, statement,
 										statement ? (int) strlen(statement) : 0,
 										CacheWindowedConsts(priv.windows));
@@ -139,12 +139,12 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 	priv.relids = info->relids;
 	priv.inh_roots = info->inh_roots;
 	priv.funcids = CacheFunctionsExecutedBy(query);
-	priv.value_deps = CacheValueDependencies(query);
+	priv.tags = CacheStatementTags(query);
 	priv.ttl_override_s = info->ttl_override_s;
 	priv.ttl_default = info->ttl_default;
 	priv.cursor_options = cursorOptions;
 	priv.query_string = statement;
-	cscan->custom_private = SfcScanPrivateToList(&priv);
+	cscan->custom_private = CacheScanPrivateToList(&priv);
 	return cscan;
 }
 
@@ -198,7 +198,7 @@ is_client_statement(const char *query_string)
  * counted now (once per planning).
  */
 static void
-note_planned_bypass(uint64 queryid, SfcBypass why)
+note_planned_bypass(uint64 queryid, CacheBypass why)
 {
 	PlannedBypass *entry;
 	bool		found;
@@ -241,7 +241,7 @@ CacheCountPlannedBypass(PlannedStmt *stmt, int eflags)
 		stmt->queryId == 0 || MyBackendType != B_BACKEND)
 		return;
 	if (stmt->planTree != NULL && IsA(stmt->planTree, CustomScan) &&
-		((CustomScan *) stmt->planTree)->methods == &sfc_scan_plan_methods)
+		((CustomScan *) stmt->planTree)->methods == &cache_scan_plan_methods)
 		return;
 	entry = hash_search(planned_bypasses, &stmt->queryId, HASH_FIND, NULL);
 	if (entry != NULL)
@@ -256,12 +256,12 @@ plan_client_select(Query *parse, const char *query_string, int cursorOptions)
 	int			len = 0;
 	const char *text = statement_text(parse, query_string, &len);
 
-	CacheStatsRegisterShape(parse->queryId, text, len);
-	if (sfc_cache_mode == SFC_CACHE_OFF)
-		info.bypass = SFC_BYPASS_DISABLED;
+	CacheStatsRegisterStatement(parse->queryId, text, len);
+	if (cache_cache_mode == CACHE_MODE_OFF)
+		info.bypass = CACHE_BYPASS_DISABLED;
 	else
 		CacheCheckCacheable(parse, query_string, &info);
-	if (info.bypass == SFC_BYPASS_NONE)
+	if (info.bypass == CACHE_BYPASS_NONE)
 		return make_cache_plan(parse, pnstrdup(text, len), cursorOptions, &info);
 	note_planned_bypass(parse->queryId, info.bypass);
 	CacheExplainNoteBypass(info.bypass);
@@ -282,7 +282,7 @@ CachePlanStatement(Query *parse, const char *query_string, int cursorOptions)
 	/* a client's SELECT under DECLARE, CREATE TABLE AS, COPY and such */
 	if (sfc_nesting_level > 0 || (cursorOptions & (CURSOR_OPT_SCROLL | CURSOR_OPT_HOLD)))
 	{
-		CacheStatsBypass(SFC_BYPASS_NOT_SELECT, parse->queryId);
+		CacheStatsBypass(CACHE_BYPASS_NOT_SELECT, parse->queryId);
 		return NULL;
 	}
 	return plan_client_select(parse, query_string, cursorOptions);

@@ -2,7 +2,7 @@
  *
  * cache_run.c
  *		Running a cached statement's saved query on a miss, as leader or
- *		without the cache, and capturing its rows: as serialised minimal
+ *		without the cache, and keeping its rows (the result receiver): as serialised minimal
  *		tuples while they fit sfcache.max_entry_size (the form that is
  *		stored and replayed), and in a tuplestore, which may spill to disk,
  *		once they do not.
@@ -32,24 +32,24 @@
 
 /* Move what was serialised so far into the tuplestore, and keep spilling. */
 static void
-start_spilling(CaptureReceiver *cap)
+start_spilling(CacheResultReceiver *rr)
 {
-	char	   *pos = cap->buf.data;
-	char	   *end = cap->buf.data + cap->buf.len;
-	MemoryContext oldcxt = MemoryContextSwitchTo(cap->cxt);
+	char	   *pos = rr->buf.data;
+	char	   *end = rr->buf.data + rr->buf.len;
+	MemoryContext oldcxt = MemoryContextSwitchTo(rr->cxt);
 
-	cap->spill = tuplestore_begin_heap(false, false, work_mem);
+	rr->spill = tuplestore_begin_heap(false, false, work_mem);
 	MemoryContextSwitchTo(oldcxt);
 	while (pos < end)
 	{
 		MinimalTuple mt = (MinimalTuple) pos;
 
-		ExecStoreMinimalTuple(mt, cap->tmp_slot, false);
-		tuplestore_puttupleslot(cap->spill, cap->tmp_slot);
+		ExecStoreMinimalTuple(mt, rr->tmp_slot, false);
+		tuplestore_puttupleslot(rr->spill, rr->tmp_slot);
 		pos += MAXALIGN(mt->t_len);
 	}
-	ExecClearTuple(cap->tmp_slot);
-	resetStringInfo(&cap->buf);
+	ExecClearTuple(rr->tmp_slot);
+	resetStringInfo(&rr->buf);
 }
 
 /*
@@ -82,9 +82,9 @@ CacheTypeHasFixedText(Oid type)
 
 /* Append one row as a DataRow body, as printtup does for text columns. */
 static void
-render_datarow(CaptureReceiver *cap, TupleTableSlot *slot)
+render_datarow(CacheResultReceiver *rr, TupleTableSlot *slot)
 {
-	StringInfo	out = &cap->datarows;
+	StringInfo	out = &rr->datarows;
 	int			natts = slot->tts_tupleDescriptor->natts;
 	int			start;
 	uint32		body_len = 0;
@@ -105,7 +105,7 @@ render_datarow(CaptureReceiver *cap, TupleTableSlot *slot)
 		}
 		else
 		{
-			char	   *str = OutputFunctionCall(&cap->text_out[i], slot->tts_values[i]);
+			char	   *str = OutputFunctionCall(&rr->text_out[i], slot->tts_values[i]);
 			int			len = strlen(str);
 
 			n32 = pg_hton32((uint32) len);
@@ -119,102 +119,102 @@ render_datarow(CaptureReceiver *cap, TupleTableSlot *slot)
 }
 
 static bool
-capture_receive(TupleTableSlot *slot, DestReceiver *self)
+result_receive(TupleTableSlot *slot, DestReceiver *self)
 {
-	CaptureReceiver *cap = (CaptureReceiver *) self;
+	CacheResultReceiver *rr = (CacheResultReceiver *) self;
 	MinimalTuple mt;
 	bool		should_free;
 
-	if (cap->spill == NULL)
+	if (rr->spill == NULL)
 	{
 		mt = ExecFetchSlotMinimalTuple(slot, &should_free);
-		if (MAXALIGN(cap->buf.len) + MAXALIGN(mt->t_len) <= cap->limit)
+		if (MAXALIGN(rr->buf.len) + MAXALIGN(mt->t_len) <= rr->limit)
 		{
-			appendStringInfoSpaces(&cap->buf, MAXALIGN(cap->buf.len) - cap->buf.len);
-			appendBinaryStringInfo(&cap->buf, (char *) mt, mt->t_len);
-			appendStringInfoSpaces(&cap->buf, MAXALIGN(cap->buf.len) - cap->buf.len);
+			appendStringInfoSpaces(&rr->buf, MAXALIGN(rr->buf.len) - rr->buf.len);
+			appendBinaryStringInfo(&rr->buf, (char *) mt, mt->t_len);
+			appendStringInfoSpaces(&rr->buf, MAXALIGN(rr->buf.len) - rr->buf.len);
 		}
 		else
-			start_spilling(cap);
+			start_spilling(rr);
 		if (should_free)
 			pfree(mt);
 	}
-	if (cap->spill == NULL && cap->text_rows)
+	if (rr->spill == NULL && rr->text_rows)
 	{
-		render_datarow(cap, slot);
-		if (MAXALIGN(cap->buf.len) + cap->datarows.len > cap->limit)
+		render_datarow(rr, slot);
+		if (MAXALIGN(rr->buf.len) + rr->datarows.len > rr->limit)
 		{
 			/* both forms do not fit: keep the tuples */
-			cap->text_rows = false;
-			resetStringInfo(&cap->datarows);
+			rr->text_rows = false;
+			resetStringInfo(&rr->datarows);
 		}
 	}
-	if (cap->spill != NULL)
-		tuplestore_puttupleslot(cap->spill, slot);
+	if (rr->spill != NULL)
+		tuplestore_puttupleslot(rr->spill, slot);
 	return true;
 }
 
 static void
-capture_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
+result_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 {
-	CaptureReceiver *cap = (CaptureReceiver *) self;
+	CacheResultReceiver *rr = (CacheResultReceiver *) self;
 
-	cap->tmp_slot = MakeSingleTupleTableSlot(typeinfo, &TTSOpsMinimalTuple);
+	rr->tmp_slot = MakeSingleTupleTableSlot(typeinfo, &TTSOpsMinimalTuple);
 
 	/* only a result that may be stored gets a DataRow form */
-	cap->text_rows = (cap->spill == NULL);
-	for (int i = 0; i < typeinfo->natts && cap->text_rows; i++)
+	rr->text_rows = (rr->spill == NULL);
+	for (int i = 0; i < typeinfo->natts && rr->text_rows; i++)
 	{
 		Form_pg_attribute att = TupleDescAttr(typeinfo, i);
 
 		if (att->attisdropped || !CacheTypeHasFixedText(att->atttypid))
-			cap->text_rows = false;
+			rr->text_rows = false;
 	}
-	if (cap->text_rows)
+	if (rr->text_rows)
 	{
-		MemoryContext old = MemoryContextSwitchTo(cap->cxt);
+		MemoryContext old = MemoryContextSwitchTo(rr->cxt);
 
-		cap->text_out = palloc(Max(typeinfo->natts, 1) * sizeof(FmgrInfo));
+		rr->text_out = palloc(Max(typeinfo->natts, 1) * sizeof(FmgrInfo));
 		for (int i = 0; i < typeinfo->natts; i++)
 		{
 			Oid			func;
 			bool		varlena;
 
 			getTypeOutputInfo(TupleDescAttr(typeinfo, i)->atttypid, &func, &varlena);
-			fmgr_info(func, &cap->text_out[i]);
+			fmgr_info(func, &rr->text_out[i]);
 		}
-		initStringInfo(&cap->datarows);
+		initStringInfo(&rr->datarows);
 		MemoryContextSwitchTo(old);
 	}
 }
 
 static void
-capture_shutdown(DestReceiver *self)
+result_shutdown(DestReceiver *self)
 {
 }
 
 static void
-capture_destroy(DestReceiver *self)
+result_destroy(DestReceiver *self)
 {
 }
 
 /* A receiver keeping up to limit bytes of serialised rows (0: none). */
-CaptureReceiver *
-CacheCaptureReceiverCreate(Size limit)
+CacheResultReceiver *
+CacheResultReceiverCreate(Size limit)
 {
-	CaptureReceiver *cap = palloc0(sizeof(CaptureReceiver));
+	CacheResultReceiver *rr = palloc0(sizeof(CacheResultReceiver));
 
-	cap->pub.receiveSlot = capture_receive;
-	cap->pub.rStartup = capture_startup;
-	cap->pub.rShutdown = capture_shutdown;
-	cap->pub.rDestroy = capture_destroy;
-	cap->pub.mydest = DestNone;
-	cap->limit = limit;
-	cap->cxt = CurrentMemoryContext;
-	initStringInfo(&cap->buf);
+	rr->pub.receiveSlot = result_receive;
+	rr->pub.rStartup = result_startup;
+	rr->pub.rShutdown = result_shutdown;
+	rr->pub.rDestroy = result_destroy;
+	rr->pub.mydest = DestNone;
+	rr->limit = limit;
+	rr->cxt = CurrentMemoryContext;
+	initStringInfo(&rr->buf);
 	if (limit == 0)
-		cap->spill = tuplestore_begin_heap(false, false, work_mem);
-	return cap;
+		rr->spill = tuplestore_begin_heap(false, false, work_mem);
+	return rr;
 }
 
 /*
@@ -222,7 +222,7 @@ CacheCaptureReceiverCreate(Size limit)
  * (and EXPLAIN shows under the cache node).
  */
 PlannedStmt *
-CachePlanSavedQuery(const SfcScanPrivate *priv, ParamListInfo params)
+CachePlanSavedQuery(const CacheScanPrivate *priv, ParamListInfo params)
 {
 	Query	   *query = copyObject(priv->query);
 
@@ -239,7 +239,7 @@ CachePlanSavedQuery(const SfcScanPrivate *priv, ParamListInfo params)
  * once EXPLAIN has shown it, or right away.
  */
 QueryDesc *
-CacheRunSavedQuery(PlannedStmt *stmt, const SfcScanPrivate *priv, ParamListInfo params,
+CacheRunSavedQuery(PlannedStmt *stmt, const CacheScanPrivate *priv, ParamListInfo params,
 				   Snapshot snapshot, DestReceiver *dest, int instrument_options)
 {
 	QueryDesc  *qd = CreateQueryDesc(stmt, priv->query_string, snapshot, InvalidSnapshot,

@@ -4,7 +4,7 @@
  *		The executor side of the sfcache custom scan. On its first row it
  *		computes the key (with the bound parameter values), asks
  *		cache_singleflight.c what to do, and then replays: a hit from the copied
- *		result, a leader or an uncached run from what it captured while
+ *		result, a leader or an uncached run from what its result receiver kept while
  *		running the saved query (cache_run.c).
  *
  * The hit path does no planning and starts no executor beyond this node:
@@ -34,13 +34,13 @@
 
 #include "cache/cache_internal.h"
 
-typedef struct SfcScanState
+typedef struct CacheScanState
 {
 	CustomScanState css;
-	SfcScanPrivate priv;
+	CacheScanPrivate priv;
 	bool		resolved;
-	SfcOutcome	outcome;
-	SfcBypass	bypass;
+	CacheOutcome outcome;
+	CacheBypass bypass;
 	bool		inactive;		/* sfcache not created in this database */
 	char	   *rows;			/* serialised rows being replayed */
 	Size		rows_len;
@@ -57,13 +57,13 @@ typedef struct SfcScanState
 	uint32		row_len;
 	TupleTableSlot *count_slot; /* all-null virtual slot: a row to count */
 	/* validity windows (cache_window.c) */
-	WindowProbe *probe;			/* this execution's windowed constants */
+	CacheWindowProbe *probe;	/* this execution's windowed constants */
 	StringInfoData windows;		/* the windows it was served or stored with */
 	/* the plan a miss runs, and EXPLAIN shows under the node */
 	PlannedStmt *child_stmt;
 	QueryDesc  *child;			/* its executor, while EXPLAIN may show it */
 	bool		child_display_only; /* started for EXPLAIN, never run */
-} SfcScanState;
+} CacheScanState;
 
 static Node *create_scan_state(CustomScan *cscan);
 static void begin_scan(CustomScanState *node, EState *estate, int eflags);
@@ -72,12 +72,12 @@ static void end_scan(CustomScanState *node);
 static void rescan(CustomScanState *node);
 static void explain_scan(CustomScanState *node, List *ancestors, ExplainState *es);
 
-const CustomScanMethods sfc_scan_plan_methods = {
+const CustomScanMethods cache_scan_plan_methods = {
 	.CustomName = "sfcache",
 	.CreateCustomScanState = create_scan_state,
 };
 
-static const CustomExecMethods sfc_scan_exec_methods = {
+static const CustomExecMethods cache_scan_exec_methods = {
 	.CustomName = "sfcache",
 	.BeginCustomScan = begin_scan,
 	.ExecCustomScan = exec_scan,
@@ -97,7 +97,7 @@ int8_const(int64 value)
 
 /* The statement text becomes part of the list: the caller gives its own copy. */
 List *
-SfcScanPrivateToList(const SfcScanPrivate *priv)
+CacheScanPrivateToList(const CacheScanPrivate *priv)
 {
 	Const	   *hi = int8_const((int64) priv->key.hi);
 	Const	   *lo = int8_const((int64) priv->key.lo);
@@ -107,13 +107,13 @@ SfcScanPrivateToList(const SfcScanPrivate *priv)
 	String	   *text = makeString(priv->query_string ? (char *) priv->query_string : pstrdup(""));
 
 	return lappend(list_make5(priv->query, key, list_make4(priv->relids, priv->inh_roots,
-														   priv->funcids, priv->value_deps),
+														   priv->funcids, priv->tags),
 							  ints, text),
 				   CacheWindowSpecsToList(priv->windows));
 }
 
 void
-SfcScanPrivateFromList(List *list, SfcScanPrivate *priv)
+CacheScanPrivateFromList(List *list, CacheScanPrivate *priv)
 {
 	List	   *key = lsecond(list);
 	List	   *oids = lthird(list);
@@ -125,7 +125,7 @@ SfcScanPrivateFromList(List *list, SfcScanPrivate *priv)
 	priv->relids = linitial(oids);
 	priv->inh_roots = lsecond(oids);
 	priv->funcids = lthird(oids);
-	priv->value_deps = lfourth(oids);
+	priv->tags = lfourth(oids);
 	priv->ttl_override_s = linitial_int(ints);
 	priv->ttl_default = lsecond_int(ints);
 	priv->cursor_options = lthird_int(ints);
@@ -138,11 +138,11 @@ SfcScanPrivateFromList(List *list, SfcScanPrivate *priv)
 static Node *
 create_scan_state(CustomScan *cscan)
 {
-	SfcScanState *state = palloc0(sizeof(SfcScanState));
+	CacheScanState *state = palloc0(sizeof(CacheScanState));
 
 	NodeSetTag(state, T_CustomScanState);
-	state->css.methods = &sfc_scan_exec_methods;
-	SfcScanPrivateFromList(cscan->custom_private, &state->priv);
+	state->css.methods = &cache_scan_exec_methods;
+	CacheScanPrivateFromList(cscan->custom_private, &state->priv);
 	return (Node *) state;
 }
 
@@ -151,7 +151,7 @@ create_scan_state(CustomScan *cscan)
  * shows them: the plan may be a cached one, so the node is given a copy.
  */
 static void
-adopt_child_estimates(SfcScanState *state)
+adopt_child_estimates(CacheScanState *state)
 {
 	Plan	   *child = state->child_stmt->planTree;
 	CustomScan *copy = palloc(sizeof(CustomScan));
@@ -166,7 +166,7 @@ adopt_child_estimates(SfcScanState *state)
 
 /* Plan the saved query with this execution's parameters (a miss, EXPLAIN). */
 static void
-plan_child(SfcScanState *state)
+plan_child(CacheScanState *state)
 {
 	EState	   *estate = state->css.ss.ps.state;
 	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
@@ -182,7 +182,7 @@ plan_child(SfcScanState *state)
  * executor is kept until the node ends, for EXPLAIN to show.
  */
 static void
-run_child(SfcScanState *state, Snapshot snapshot, DestReceiver *dest)
+run_child(CacheScanState *state, Snapshot snapshot, DestReceiver *dest)
 {
 	EState	   *estate = state->css.ss.ps.state;
 	QueryDesc  *qd;
@@ -207,7 +207,7 @@ run_child(SfcScanState *state, Snapshot snapshot, DestReceiver *dest)
 static void
 begin_scan(CustomScanState *node, EState *estate, int eflags)
 {
-	SfcScanState *state = (SfcScanState *) node;
+	CacheScanState *state = (CacheScanState *) node;
 
 	if ((eflags & EXEC_FLAG_EXPLAIN_ONLY) || CacheExplaining())
 		plan_child(state);
@@ -224,30 +224,30 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 
 /* Run the saved query without the cache, with the statement's own snapshot. */
 static void
-run_uncached(SfcScanState *state, SfcBypass why)
+run_uncached(CacheScanState *state, CacheBypass why)
 {
 	EState	   *estate = state->css.ss.ps.state;
-	CaptureReceiver *cap = CacheCaptureReceiverCreate(0);
+	CacheResultReceiver *rr = CacheResultReceiverCreate(0);
 
-	state->outcome = SFC_RUN_UNCACHED;
+	state->outcome = CACHE_RUN_UNCACHED;
 	state->bypass = why;
 	CacheStatsBypass(why, state->priv.query->queryId);
-	run_child(state, estate->es_snapshot, (DestReceiver *) cap);
-	state->spill = cap->spill;
+	run_child(state, estate->es_snapshot, (DestReceiver *) rr);
+	state->spill = rr->spill;
 }
 
 /* Run the saved query in a database where sfcache is not created: uncounted. */
 static void
-run_inactive(SfcScanState *state)
+run_inactive(CacheScanState *state)
 {
 	EState	   *estate = state->css.ss.ps.state;
-	CaptureReceiver *cap = CacheCaptureReceiverCreate(0);
+	CacheResultReceiver *rr = CacheResultReceiverCreate(0);
 
-	state->outcome = SFC_RUN_UNCACHED;
-	state->bypass = SFC_BYPASS_DISABLED;
+	state->outcome = CACHE_RUN_UNCACHED;
+	state->bypass = CACHE_BYPASS_DISABLED;
 	state->inactive = true;
-	run_child(state, estate->es_snapshot, (DestReceiver *) cap);
-	state->spill = cap->spill;
+	run_child(state, estate->es_snapshot, (DestReceiver *) rr);
+	state->spill = rr->spill;
 }
 
 /*
@@ -256,14 +256,14 @@ run_inactive(SfcScanState *state)
  * mode), as not admitted, or as a bypass for why it could not store.
  */
 static void
-count_leader_outcome(SfcBypass why, uint64 shape)
+count_leader_outcome(CacheBypass why, uint64 queryid)
 {
-	if (why == SFC_BYPASS_NONE)
-		CacheStatsCount(SFC_STAT_LEADER_EXECUTIONS, shape);
-	else if (why == SFC_BYPASS_NOT_ADMITTED)
-		CacheStatsCount(SFC_STAT_NOT_ADMITTED, shape);
+	if (why == CACHE_BYPASS_NONE)
+		CacheStatsCount(CACHE_STAT_LEADER_EXECUTIONS, queryid);
+	else if (why == CACHE_BYPASS_NOT_ADMITTED)
+		CacheStatsCount(CACHE_STAT_NOT_ADMITTED, queryid);
 	else
-		CacheStatsBypass(why, shape);
+		CacheStatsBypass(why, queryid);
 }
 
 /*
@@ -271,62 +271,62 @@ count_leader_outcome(SfcBypass why, uint64 shape)
  * then take the snapshot it runs with, then publish what it returned.
  */
 static void
-run_as_leader(SfcScanState *state, CacheKey key)
+run_as_leader(CacheScanState *state, CacheKey key)
 {
 	EState	   *estate = state->css.ss.ps.state;
-	CaptureReceiver *cap = CacheCaptureReceiverCreate((Size) sfc_max_entry_size_kb * 1024);
-	GenSnapshot gens;
-	uint32		counters[SFC_MAX_COUNTERS];
+	CacheResultReceiver *rr = CacheResultReceiverCreate((Size) cache_max_entry_size_kb * 1024);
+	CacheGenSnapshot gens;
+	uint32		counters[CACHE_MAX_COUNTERS];
 	int			ncounters;
 	bool		storable;
-	SfcBypass	standby_why = SFC_BYPASS_NONE;
+	CacheBypass standby_why = CACHE_BYPASS_NONE;
 
-	state->outcome = SFC_LEADER;
+	state->outcome = CACHE_LEADER;
 	PG_TRY();
 	{
-		ncounters = CacheDependencyCounters(state->priv.relids, state->priv.value_deps,
-											estate->es_param_list_info, counters);
+		ncounters = CacheResultCounters(state->priv.relids, state->priv.tags,
+										estate->es_param_list_info, counters);
 		storable = CacheGenSnapshotTake(counters, ncounters, &gens);
 		/* a standby: after the generations, before the snapshot */
 		if (storable && RecoveryInProgress())
 			standby_why = CacheCheckStandby(state->priv.relids);
 		PushActiveSnapshot(GetTransactionSnapshot());
-		SfcTestHoldOnAdvisoryLock(sfc_test_hold_leader_lock);
-		run_child(state, GetActiveSnapshot(), (DestReceiver *) cap);
+		SfcTestHoldOnAdvisoryLock(cache_test_hold_leader_lock);
+		run_child(state, GetActiveSnapshot(), (DestReceiver *) rr);
 		/* the windows of a result to store, with the snapshot it used */
-		if (storable && cap->spill == NULL)
+		if (storable && rr->spill == NULL)
 			CacheWindowsCompute(state->probe, estate->es_param_list_info,
 								GetActiveSnapshot(), &state->windows);
 		PopActiveSnapshot();
 	}
 	PG_CATCH();
 	{
-		CacheSingleflightAbandon(key, SFC_ABANDON_RETRY, SFC_BYPASS_NONE);
+		CacheSingleflightAbandon(key, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 
-	if (cap->spill != NULL)
-		state->bypass = SFC_BYPASS_TOO_LARGE;
+	if (rr->spill != NULL)
+		state->bypass = CACHE_BYPASS_TOO_LARGE;
 	else if (!storable)
-		state->bypass = SFC_BYPASS_COMMIT_IN_FLIGHT;
-	else if (standby_why != SFC_BYPASS_NONE)
+		state->bypass = CACHE_BYPASS_COMMIT_IN_FLIGHT;
+	else if (standby_why != CACHE_BYPASS_NONE)
 		state->bypass = standby_why;
 
-	if (state->bypass != SFC_BYPASS_NONE)
+	if (state->bypass != CACHE_BYPASS_NONE)
 	{
-		CacheSingleflightAbandon(key, SFC_ABANDON_RUN_ALONE, state->bypass);
-		state->spill = cap->spill;
+		CacheSingleflightAbandon(key, CACHE_ABANDON_RUN_ALONE, state->bypass);
+		state->spill = rr->spill;
 	}
 	else
 	{
-		CachedResult result = {cap->buf.data, cap->buf.len};
-		bool		keep = sfc_cache_mode == SFC_CACHE_ON && CacheAdmitRecordMiss(key);
+		CachedResult result = {rr->buf.data, rr->buf.len};
+		bool		keep = cache_cache_mode == CACHE_MODE_ON && CacheAdmitRecordMiss(key);
 
-		if (cap->text_rows)
+		if (rr->text_rows)
 		{
-			result.datarows = cap->datarows.data;
-			result.datarows_len = cap->datarows.len;
+			result.datarows = rr->datarows.data;
+			result.datarows_len = rr->datarows.len;
 		}
 
 		state->bypass = CacheSingleflightPublish(key, &gens, &result, &state->windows,
@@ -335,23 +335,23 @@ run_as_leader(SfcScanState *state, CacheKey key)
 												 keep);
 	}
 	count_leader_outcome(state->bypass, state->priv.query->queryId);
-	state->rows = cap->buf.data;
-	state->rows_len = cap->buf.len;
-	if ((state->send_datarows || state->may_run_again) && cap->spill == NULL &&
-		cap->text_rows)
+	state->rows = rr->buf.data;
+	state->rows_len = rr->buf.len;
+	if ((state->send_datarows || state->may_run_again) && rr->spill == NULL &&
+		rr->text_rows)
 	{
-		state->datarows = cap->datarows.data;
-		state->datarows_len = cap->datarows.len;
+		state->datarows = rr->datarows.data;
+		state->datarows_len = rr->datarows.len;
 	}
 }
 
 /* Decide, on the first row, how this execution gets its rows. */
 static void
-resolve(SfcScanState *state)
+resolve(CacheScanState *state)
 {
 	ParamListInfo params = state->css.ss.ps.state->es_param_list_info;
-	uint64		shape = state->priv.query->queryId;
-	SfcBypass	why = CacheCheckRuntimeBypass(state->priv.relids);
+	uint64		queryid = state->priv.query->queryId;
+	CacheBypass why = CacheCheckRuntimeBypass(state->priv.relids);
 	CacheKey	key;
 	CachedResult result;
 	Bitmapset  *windowed_params;
@@ -363,11 +363,11 @@ resolve(SfcScanState *state)
 		run_inactive(state);
 		return;
 	}
-	if (why == SFC_BYPASS_NONE)
+	if (why == CACHE_BYPASS_NONE)
 		why = CacheCheckHierarchies(state->priv.inh_roots);
-	if (why == SFC_BYPASS_NONE && params != NULL && params->paramFetch != NULL)
-		why = SFC_BYPASS_NOT_SELECT;
-	if (why != SFC_BYPASS_NONE)
+	if (why == CACHE_BYPASS_NONE && params != NULL && params->paramFetch != NULL)
+		why = CACHE_BYPASS_NOT_SELECT;
+	if (why != CACHE_BYPASS_NONE)
 	{
 		run_uncached(state, why);
 		return;
@@ -387,11 +387,11 @@ resolve(SfcScanState *state)
 	key = CacheKeyWithParams(state->priv.key, params, windowed_params);
 	result.want_datarows = state->send_datarows;
 	result.want_both = state->may_run_again;
-	state->outcome = CacheSingleflightBegin(key, shape, &result, state->probe, &why);
+	state->outcome = CacheSingleflightBegin(key, queryid, &result, state->probe, &why);
 	switch (state->outcome)
 	{
-		case SFC_HIT:
-		case SFC_FOLLOWER_HIT:
+		case CACHE_HIT:
+		case CACHE_FOLLOWER_HIT:
 			if (state->probe != NULL && state->probe->copy != NULL)
 				appendBinaryStringInfo(&state->windows, state->probe->copy,
 									   state->probe->copy_len);
@@ -400,12 +400,12 @@ resolve(SfcScanState *state)
 			state->datarows = result.datarows;
 			state->datarows_len = result.datarows_len;
 			break;
-		case SFC_LEADER:
+		case CACHE_LEADER:
 			/* a key that hits was led first: counting leaders counts keys */
-			CacheStatsKeySeen(shape, key);
+			CacheStatsKeySeen(queryid, key);
 			run_as_leader(state, key);
 			break;
-		case SFC_RUN_UNCACHED:
+		case CACHE_RUN_UNCACHED:
 			run_uncached(state, why);
 			break;
 	}
@@ -414,7 +414,7 @@ resolve(SfcScanState *state)
 static TupleTableSlot *
 next_row(ScanState *ss)
 {
-	SfcScanState *state = (SfcScanState *) ss;
+	CacheScanState *state = (CacheScanState *) ss;
 	TupleTableSlot *slot = state->replay_slot;
 	MinimalTuple mt;
 
@@ -477,7 +477,7 @@ exec_scan(CustomScanState *node)
 static void
 end_scan(CustomScanState *node)
 {
-	SfcScanState *state = (SfcScanState *) node;
+	CacheScanState *state = (CacheScanState *) node;
 
 	if (state->spill != NULL)
 		tuplestore_end(state->spill);
@@ -494,7 +494,7 @@ end_scan(CustomScanState *node)
 static void
 rescan(CustomScanState *node)
 {
-	SfcScanState *state = (SfcScanState *) node;
+	CacheScanState *state = (CacheScanState *) node;
 
 	state->pos = 0;
 	state->dpos = 0;
@@ -503,17 +503,17 @@ rescan(CustomScanState *node)
 }
 
 static const char *
-outcome_name(SfcScanState *state)
+outcome_name(CacheScanState *state)
 {
 	switch (state->outcome)
 	{
-		case SFC_HIT:
+		case CACHE_HIT:
 			return "hit";
-		case SFC_FOLLOWER_HIT:
+		case CACHE_FOLLOWER_HIT:
 			return "follower";
-		case SFC_LEADER:
-			return state->bypass == SFC_BYPASS_NONE ? "leader" : "leader, not stored";
-		case SFC_RUN_UNCACHED:
+		case CACHE_LEADER:
+			return state->bypass == CACHE_BYPASS_NONE ? "leader" : "leader, not stored";
+		case CACHE_RUN_UNCACHED:
 			return "bypass";
 	}
 	return "unknown";
@@ -526,7 +526,7 @@ outcome_name(SfcScanState *state)
  * executed" under ANALYZE).
  */
 static QueryDesc *
-child_for_explain(SfcScanState *state)
+child_for_explain(CacheScanState *state)
 {
 	EState	   *estate = state->css.ss.ps.state;
 	MemoryContext old;
@@ -563,7 +563,7 @@ child_for_explain(SfcScanState *state)
 static void
 explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 {
-	SfcScanState *state = (SfcScanState *) node;
+	CacheScanState *state = (CacheScanState *) node;
 
 	if (!state->resolved)
 		ExplainPropertyText("Cache", "not executed", es);
@@ -572,7 +572,7 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Cache", outcome_name(state), es);
 		if (state->inactive)
 			ExplainPropertyText("Cache Bypass", "extension not created in this database", es);
-		else if (state->bypass != SFC_BYPASS_NONE)
+		else if (state->bypass != CACHE_BYPASS_NONE)
 			ExplainPropertyText("Cache Bypass", CacheBypassReasonName(state->bypass), es);
 	}
 	if (state->resolved && state->windows.len > 0)
@@ -596,7 +596,7 @@ bool
 CacheScanIsCacheScan(PlanState *planstate)
 {
 	return planstate != NULL && IsA(planstate, CustomScanState) &&
-		((CustomScanState *) planstate)->methods == &sfc_scan_exec_methods;
+		((CustomScanState *) planstate)->methods == &cache_scan_exec_methods;
 }
 
 /*
@@ -607,7 +607,7 @@ CacheScanIsCacheScan(PlanState *planstate)
 void
 CacheScanStartRun(PlanState *planstate, bool send_datarows, bool may_run_again)
 {
-	SfcScanState *state = (SfcScanState *) planstate;
+	CacheScanState *state = (CacheScanState *) planstate;
 
 	state->send_datarows = send_datarows;
 	if (!state->resolved)
@@ -618,7 +618,7 @@ CacheScanStartRun(PlanState *planstate, bool send_datarows, bool may_run_again)
 bool
 CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32 *len)
 {
-	SfcScanState *state = (SfcScanState *) planstate;
+	CacheScanState *state = (CacheScanState *) planstate;
 
 	if (state->row_body == NULL)
 		return false;
@@ -639,12 +639,12 @@ CacheExecutorEnd(QueryDesc *queryDesc)
 	PlanState  *planstate = queryDesc->planstate;
 
 	if (planstate != NULL && IsA(planstate, CustomScanState) &&
-		((CustomScanState *) planstate)->methods == &sfc_scan_exec_methods)
+		((CustomScanState *) planstate)->methods == &cache_scan_exec_methods)
 		((CustomScanState *) planstate)->custom_ps = NIL;
 }
 
 void
 CacheScanInit(void)
 {
-	RegisterCustomScanMethods(&sfc_scan_plan_methods);
+	RegisterCustomScanMethods(&cache_scan_plan_methods);
 }

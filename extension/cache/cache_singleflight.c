@@ -9,8 +9,8 @@
  *	  free --lead--> computing --publish--> ready --(stale, replaced,
  *	                     |                          evicted, flushed,
  *	                     |                          last transient read)--> free
- *	                     +--abandon(SFC_ABANDON_RETRY)--> free: one follower leads
- *	                     +--abandon(SFC_ABANDON_RUN_ALONE)--> free: followers run
+ *	                     +--abandon(CACHE_ABANDON_RETRY)--> free: one follower leads
+ *	                     +--abandon(CACHE_ABANDON_RUN_ALONE)--> free: followers run
  *	                                                         by themselves
  *
  * A free entry is a slot the store holds (on its free list, or just handed
@@ -70,15 +70,15 @@ keys_equal(CacheKey a, CacheKey b)
  * holds the key's partition lock exclusively.
  */
 static bool
-claim(CacheEntry *fresh, CacheKey key, uint32 hashcode, uint64 shape)
+claim(CacheEntry *fresh, CacheKey key, uint32 hashcode, uint64 queryid)
 {
 	if (!CacheStoreInsert(fresh, key, hashcode))
 		return false;
-	fresh->state = ENTRY_COMPUTING;
+	fresh->state = CACHE_ENTRY_COMPUTING;
 	fresh->transient = false;
 	fresh->leader_pid = MyProcPid;
 	fresh->waiters = 0;
-	fresh->shape = shape;
+	fresh->queryid = queryid;
 	return true;
 }
 
@@ -88,12 +88,12 @@ claim(CacheEntry *fresh, CacheKey key, uint32 hashcode, uint64 shape)
  * Caller holds the entry's partition lock exclusively.
  */
 static void
-release(CacheEntry *e, SfcAbandon ending, SfcBypass why)
+release(CacheEntry *e, CacheAbandon ending, CacheBypass why)
 {
 	e->last_key = e->key;
 	e->last_ending = ending;
 	e->last_reason = why;
-	e->state = ENTRY_FREE;
+	e->state = CACHE_ENTRY_FREE;
 	e->waiters = 0;
 	ConditionVariableBroadcast(&e->cv);
 	CacheStoreRemove(e);
@@ -103,14 +103,14 @@ release(CacheEntry *e, SfcAbandon ending, SfcBypass why)
 static bool
 entry_evictable(const CacheEntry *e)
 {
-	return e->state == ENTRY_READY && e->waiters == 0;
+	return e->state == CACHE_ENTRY_READY && e->waiters == 0;
 }
 
 /* For the store: transition ready -> free, evicted or flushed. */
 static void
 entry_evict(CacheEntry *e)
 {
-	release(e, SFC_ABANDON_RETRY, SFC_BYPASS_NONE);
+	release(e, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
 }
 
 static const CacheEntryOwner entry_owner = {entry_evictable, entry_evict};
@@ -124,7 +124,7 @@ CacheSingleflightInit(void)
 
 /* Do this execution's windowed constants lie inside the entry's windows? */
 static bool
-in_windows(CacheEntry *e, WindowProbe *probe)
+in_windows(CacheEntry *e, CacheWindowProbe *probe)
 {
 	const char *windows;
 	Size		len;
@@ -138,17 +138,17 @@ in_windows(CacheEntry *e, WindowProbe *probe)
 /* Transition ready -> served: copy a current entry's result. */
 static bool
 serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
-			WindowProbe *probe, CacheEntry **computing)
+			CacheWindowProbe *probe, CacheEntry **computing)
 {
 	LWLock	   *lock = CacheStorePartitionLock(hashcode);
 	CacheEntry *e;
-	SfcCounter	why_not;
+	CacheStat	why_not;
 	bool		served = false;
 
 	*computing = NULL;
 	LWLockAcquire(lock, LW_SHARED);
 	e = CacheStoreLookup(key, hashcode);
-	if (e != NULL && e->state == ENTRY_COMPUTING)
+	if (e != NULL && e->state == CACHE_ENTRY_COMPUTING)
 		*computing = e;
 	else if (e != NULL && CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not) &&
 			 in_windows(e, probe))
@@ -175,13 +175,13 @@ static void abandon_on_exit(int code, Datum arg);
  * replaced) -> computing, with this backend as leader.
  */
 static LeadResult
-lead(CacheKey key, uint32 hashcode, uint64 shape, WindowProbe *probe)
+lead(CacheKey key, uint32 hashcode, uint64 queryid, CacheWindowProbe *probe)
 {
 	static bool exit_callback_registered = false;
 	LWLock	   *lock = CacheStorePartitionLock(hashcode);
 	CacheEntry *fresh = CacheStoreAllocate();
 	CacheEntry *e;
-	SfcCounter	why_not;
+	CacheStat	why_not;
 	bool		current = true;
 	LeadResult	result = LEAD_TAKEN;
 
@@ -195,18 +195,18 @@ lead(CacheKey key, uint32 hashcode, uint64 shape, WindowProbe *probe)
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
 	e = CacheStoreLookup(key, hashcode);
-	if (e != NULL && e->state == ENTRY_READY &&
+	if (e != NULL && e->state == CACHE_ENTRY_READY &&
 		(!(current = CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not)) ||
 		 !in_windows(e, probe)))
 	{
 		/* followers still registered on it will find the slot changed */
 		if (!current)
-			CacheStatsCount(why_not, e->shape);
-		release(e, SFC_ABANDON_RETRY, SFC_BYPASS_NONE);
+			CacheStatsCount(why_not, e->queryid);
+		release(e, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
 		e = NULL;
 	}
 	if (e == NULL)
-		result = claim(fresh, key, hashcode, shape) ? LEAD_OK : LEAD_NO_SLOT;
+		result = claim(fresh, key, hashcode, queryid) ? LEAD_OK : LEAD_NO_SLOT;
 	if (result == LEAD_OK)
 	{
 		leading = fresh;
@@ -227,7 +227,7 @@ register_follower(CacheEntry *e, CacheKey key)
 	bool		registered = false;
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
-	if (e->state == ENTRY_COMPUTING && keys_equal(e->key, key))
+	if (e->state == CACHE_ENTRY_COMPUTING && keys_equal(e->key, key))
 	{
 		e->waiters++;
 		registered = true;
@@ -244,23 +244,23 @@ register_follower(CacheEntry *e, CacheKey key)
  * registration is dropped unless the entry is still computing.
  */
 static FollowResult
-follower_check(CacheEntry *e, CacheKey key, CachedResult *result, WindowProbe *probe,
-			   SfcBypass *why)
+follower_check(CacheEntry *e, CacheKey key, CachedResult *result, CacheWindowProbe *probe,
+			   CacheBypass *why)
 {
-	SfcCounter	why_not;
+	CacheStat	why_not;
 	bool		served;
 
-	if (!keys_equal(e->key, key) || e->state == ENTRY_FREE)
+	if (!keys_equal(e->key, key) || e->state == CACHE_ENTRY_FREE)
 	{
 		/* abandoned; the slot tells how, unless it was reused since */
-		if (keys_equal(e->last_key, key) && e->last_ending == SFC_ABANDON_RUN_ALONE)
+		if (keys_equal(e->last_key, key) && e->last_ending == CACHE_ABANDON_RUN_ALONE)
 		{
 			*why = e->last_reason;
 			return FOLLOW_RUN_ALONE;
 		}
 		return FOLLOW_RETRY;
 	}
-	if (e->state == ENTRY_COMPUTING)
+	if (e->state == CACHE_ENTRY_COMPUTING)
 		return FOLLOW_WAITING;
 
 	e->waiters--;
@@ -271,7 +271,7 @@ follower_check(CacheEntry *e, CacheKey key, CachedResult *result, WindowProbe *p
 	if (served)
 		CacheStoreCopyResult(e, result);
 	if (e->transient && e->waiters == 0)
-		release(e, SFC_ABANDON_RETRY, SFC_BYPASS_NONE);
+		release(e, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
 	return served ? FOLLOW_SERVED : FOLLOW_RETRY;
 }
 
@@ -282,7 +282,7 @@ unregister_follower(CacheEntry *e, CacheKey key)
 	LWLock	   *lock = CacheStorePartitionLock(CacheStoreHashKey(key));
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
-	if (keys_equal(e->key, key) && e->state != ENTRY_FREE && e->waiters > 0)
+	if (keys_equal(e->key, key) && e->state != CACHE_ENTRY_FREE && e->waiters > 0)
 		e->waiters--;
 	LWLockRelease(lock);
 }
@@ -290,14 +290,14 @@ unregister_follower(CacheEntry *e, CacheKey key)
 static long
 ms_left(TimestampTz start)
 {
-	return sfc_wait_timeout_ms -
+	return cache_wait_timeout_ms -
 		(long) ((GetCurrentTimestamp() - start) / 1000);
 }
 
 /* Sleep on the entry until its leader ends, the key changes, or time runs out. */
 static FollowResult
 wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
-				CachedResult *result, WindowProbe *probe, SfcBypass *why)
+				CachedResult *result, CacheWindowProbe *probe, CacheBypass *why)
 {
 	FollowResult r = FOLLOW_WAITING;
 
@@ -306,7 +306,7 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 
 	PG_TRY();
 	{
-		SfcTestHoldOnAdvisoryLock(sfc_test_hold_follower_lock);
+		SfcTestHoldOnAdvisoryLock(cache_test_hold_follower_lock);
 		ConditionVariablePrepareToSleep(&e->cv);
 		for (;;)
 		{
@@ -336,8 +336,8 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 	if (r == FOLLOW_WAITING)
 	{
 		unregister_follower(e, key);
-		*why = SFC_BYPASS_WAIT_TIMEOUT;
-		CacheStatsCount(SFC_STAT_WAIT_TIMEOUTS, e->shape);
+		*why = CACHE_BYPASS_WAIT_TIMEOUT;
+		CacheStatsCount(CACHE_STAT_WAIT_TIMEOUTS, e->queryid);
 		r = FOLLOW_RUN_ALONE;
 	}
 	return r;
@@ -348,25 +348,25 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
  * and a window hit when served for constants the leader had not.
  */
 static void
-count_served(SfcCounter outcome, uint64 shape, const WindowProbe *probe)
+count_served(CacheStat outcome, uint64 queryid, const CacheWindowProbe *probe)
 {
-	CacheStatsCount(outcome, shape);
+	CacheStatsCount(outcome, queryid);
 	if (probe != NULL && probe->by_window)
-		CacheStatsCount(SFC_STAT_WINDOW_HITS, shape);
+		CacheStatsCount(CACHE_STAT_WINDOW_HITS, queryid);
 }
 
 /*
- * Look a key up. On SFC_HIT and SFC_FOLLOWER_HIT, *result holds the rows;
- * on SFC_LEADER the caller must end with CacheSingleflightPublish() or
- * CacheSingleflightAbandon(); on SFC_RUN_UNCACHED, *why says why. probe
+ * Look a key up. On CACHE_HIT and CACHE_FOLLOWER_HIT, *result holds the rows;
+ * on CACHE_LEADER the caller must end with CacheSingleflightPublish() or
+ * CacheSingleflightAbandon(); on CACHE_RUN_UNCACHED, *why says why. probe
  * (NULL without windows) holds this execution's windowed constants: an
  * entry is served only if they lie inside its windows. A hit and a served
  * follower are counted here (hits, coalesced, and window_hits of either);
  * a leader's and an uncached run's outcome by the caller, once it is known.
  */
-SfcOutcome
-CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result,
-					   WindowProbe *probe, SfcBypass *why)
+CacheOutcome
+CacheSingleflightBegin(CacheKey key, uint64 queryid, CachedResult *result,
+					   CacheWindowProbe *probe, CacheBypass *why)
 {
 	uint32		hashcode = CacheStoreHashKey(key);
 	TimestampTz start = 0;
@@ -378,31 +378,31 @@ CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result,
 
 		if (serve_ready(key, hashcode, result, probe, &computing))
 		{
-			count_served(SFC_STAT_HITS, shape, probe);
-			return SFC_HIT;
+			count_served(CACHE_STAT_HITS, queryid, probe);
+			return CACHE_HIT;
 		}
 		CHECK_FOR_INTERRUPTS();
 		if (computing == NULL)
 		{
-			switch (lead(key, hashcode, shape, probe))
+			switch (lead(key, hashcode, queryid, probe))
 			{
 				case LEAD_OK:
-					CacheStatsCount(SFC_STAT_MISSES, shape);
+					CacheStatsCount(CACHE_STAT_MISSES, queryid);
 					if (waited)
-						CacheStatsCount(SFC_STAT_HANDOFFS, shape);
-					return SFC_LEADER;
+						CacheStatsCount(CACHE_STAT_HANDOFFS, queryid);
+					return CACHE_LEADER;
 				case LEAD_NO_SLOT:
-					*why = SFC_BYPASS_NO_MEMORY;
-					return SFC_RUN_UNCACHED;
+					*why = CACHE_BYPASS_NO_MEMORY;
+					return CACHE_RUN_UNCACHED;
 				case LEAD_TAKEN:
 					continue;
 			}
 		}
 
-		if (sfc_wait_timeout_ms <= 0)
+		if (cache_wait_timeout_ms <= 0)
 		{
-			*why = SFC_BYPASS_WAIT_TIMEOUT;
-			return SFC_RUN_UNCACHED;
+			*why = CACHE_BYPASS_WAIT_TIMEOUT;
+			return CACHE_RUN_UNCACHED;
 		}
 		if (!waited)
 		{
@@ -412,10 +412,10 @@ CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result,
 		switch (wait_for_leader(computing, key, start, result, probe, why))
 		{
 			case FOLLOW_SERVED:
-				count_served(SFC_STAT_COALESCED, shape, probe);
-				return SFC_FOLLOWER_HIT;
+				count_served(CACHE_STAT_COALESCED, queryid, probe);
+				return CACHE_FOLLOWER_HIT;
 			case FOLLOW_RUN_ALONE:
-				return SFC_RUN_UNCACHED;
+				return CACHE_RUN_UNCACHED;
 			case FOLLOW_RETRY:
 			case FOLLOW_WAITING:
 				break;
@@ -431,15 +431,15 @@ CacheSingleflightBegin(CacheKey key, uint64 shape, CachedResult *result,
  * followers waiting for it, as a transient entry the last of them removes;
  * with none waiting it is not written at all, and a follower that comes
  * after looks the key up again. Returns why it was not stored, or
- * SFC_BYPASS_NONE.
+ * CACHE_BYPASS_NONE.
  */
-SfcBypass
-CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
+CacheBypass
+CacheSingleflightPublish(CacheKey key, const CacheGenSnapshot *gens,
 						 const CachedResult *result, const StringInfoData *windows,
 						 int ttl_s, bool keep)
 {
-	bool		transient = !keep || sfc_cache_mode == SFC_CACHE_COALESCE;
-	SfcBypass	unkept = (sfc_cache_mode == SFC_CACHE_COALESCE) ? SFC_BYPASS_NONE : SFC_BYPASS_NOT_ADMITTED;
+	bool		transient = !keep || cache_cache_mode == CACHE_MODE_COALESCE;
+	CacheBypass unkept = (cache_cache_mode == CACHE_MODE_COALESCE) ? CACHE_BYPASS_NONE : CACHE_BYPASS_NOT_ADMITTED;
 	LWLock	   *lock;
 	dsa_pointer dp;
 	Size		size;
@@ -455,7 +455,7 @@ CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
 		LWLockRelease(lock);
 		if (waiters == 0)
 		{
-			CacheSingleflightAbandon(key, SFC_ABANDON_RETRY, SFC_BYPASS_NONE);
+			CacheSingleflightAbandon(key, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
 			return unkept;
 		}
 	}
@@ -463,8 +463,8 @@ CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
 	dp = CacheStoreWriteResult(gens, windows, result, &size);
 	if (!DsaPointerIsValid(dp))
 	{
-		CacheSingleflightAbandon(key, SFC_ABANDON_RUN_ALONE, SFC_BYPASS_NO_MEMORY);
-		return SFC_BYPASS_NO_MEMORY;
+		CacheSingleflightAbandon(key, CACHE_ABANDON_RUN_ALONE, CACHE_BYPASS_NO_MEMORY);
+		return CACHE_BYPASS_NO_MEMORY;
 	}
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
@@ -476,46 +476,46 @@ CacheSingleflightPublish(CacheKey key, const GenSnapshot *gens,
 		LWLockRelease(lock);
 		CacheStoreFreeResult(dp);
 		if (current)
-			CacheSingleflightAbandon(key, SFC_ABANDON_RETRY, SFC_BYPASS_NONE);
+			CacheSingleflightAbandon(key, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
 		else
-			CacheSingleflightAbandon(key, SFC_ABANDON_RUN_ALONE,
-									 SFC_BYPASS_COMMIT_IN_FLIGHT);
-		return current ? unkept : SFC_BYPASS_COMMIT_IN_FLIGHT;
+			CacheSingleflightAbandon(key, CACHE_ABANDON_RUN_ALONE,
+									 CACHE_BYPASS_COMMIT_IN_FLIGHT);
+		return current ? unkept : CACHE_BYPASS_COMMIT_IN_FLIGHT;
 	}
 	CacheStoreAttachResult(leading, dp, size);
-	leading->state = ENTRY_READY;
+	leading->state = CACHE_ENTRY_READY;
 	leading->transient = transient;
 	leading->leader_pid = 0;
 	leading->expires_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
 													  (int64) ttl_s * 1000);
 	ConditionVariableBroadcast(&leading->cv);
-	if (keep || sfc_cache_mode == SFC_CACHE_COALESCE)
-		CacheStatsStored(leading->shape, size);
+	if (keep || cache_cache_mode == CACHE_MODE_COALESCE)
+		CacheStatsStored(leading->queryid, size);
 	leading = NULL;
 	LWLockRelease(lock);
-	return transient ? unkept : SFC_BYPASS_NONE;
+	return transient ? unkept : CACHE_BYPASS_NONE;
 }
 
 /*
- * Transition computing -> free. SFC_ABANDON_RETRY: the leader failed (or
+ * Transition computing -> free. CACHE_ABANDON_RETRY: the leader failed (or
  * nobody is to keep its result) and a follower takes over; why is
- * SFC_BYPASS_NONE. SFC_ABANDON_RUN_ALONE: the followers run by themselves
+ * CACHE_BYPASS_NONE. CACHE_ABANDON_RUN_ALONE: the followers run by themselves
  * and bypass for why.
  */
 void
-CacheSingleflightAbandon(CacheKey key, SfcAbandon how, SfcBypass why)
+CacheSingleflightAbandon(CacheKey key, CacheAbandon how, CacheBypass why)
 {
 	CacheEntry *e = leading;
 	LWLock	   *lock;
 
-	Assert((how == SFC_ABANDON_RETRY) == (why == SFC_BYPASS_NONE));
+	Assert((how == CACHE_ABANDON_RETRY) == (why == CACHE_BYPASS_NONE));
 	if (e == NULL || !keys_equal(leading_key, key))
 		return;
 	leading = NULL;
 
 	lock = CacheStorePartitionLock(e->hashcode);
 	LWLockAcquire(lock, LW_EXCLUSIVE);
-	if (keys_equal(e->key, key) && e->state == ENTRY_COMPUTING &&
+	if (keys_equal(e->key, key) && e->state == CACHE_ENTRY_COMPUTING &&
 		e->leader_pid == MyProcPid)
 		release(e, how, why);
 	LWLockRelease(lock);
@@ -526,7 +526,7 @@ static void
 abandon_on_exit(int code, Datum arg)
 {
 	if (leading != NULL)
-		CacheSingleflightAbandon(leading_key, SFC_ABANDON_RETRY, SFC_BYPASS_NONE);
+		CacheSingleflightAbandon(leading_key, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
 }
 
 void

@@ -83,14 +83,14 @@ sfcache_invalidate_0_1(PG_FUNCTION_ARGS)
 
 /*
  * A row of sfcache.stats_counters: the first ncounters global counters,
- * then bypasses, bytes and entries in use, untracked shapes, reset time.
+ * then bypasses, bytes and entries in use, untracked statements, reset time.
  */
 static Datum
 stats_row(FunctionCallInfo fcinfo, int ncounters)
 {
 	TupleDesc	tupdesc;
-	Datum		values[SFC_NUM_COUNTERS + 5];
-	bool		nulls[SFC_NUM_COUNTERS + 5] = {0};
+	Datum		values[CACHE_NUM_STATS + 5];
+	bool		nulls[CACHE_NUM_STATS + 5] = {0};
 	CacheStatsTotal totals;
 	uint64		bytes,
 				nentries;
@@ -118,12 +118,12 @@ stats_row(FunctionCallInfo fcinfo, int ncounters)
 Datum
 sfcache_stats_0_1(PG_FUNCTION_ARGS)
 {
-	return stats_row(fcinfo, SFC_NUM_COUNTERS_0_1);
+	return stats_row(fcinfo, CACHE_NUM_STATS_0_1);
 }
 
-/* sfcache.stats: every counter, in SfcCounter's order. */
+/* sfcache.stats: every counter, in CacheStat's order. */
 Datum
 sfcache_stats_0_4(PG_FUNCTION_ARGS)
 {
-	return stats_row(fcinfo, SFC_NUM_COUNTERS);
+	return stats_row(fcinfo, CACHE_NUM_STATS);
 }

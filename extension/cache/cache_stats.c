@@ -2,18 +2,18 @@
  *
  * cache_stats.c
  *		The result cache's counters: global ones (sfcache.stats), bypasses
- *		by reason, and per statement shape (sfcache.statements), with the
+ *		by reason, and per statement (sfcache.statements), with the
  *		SQL functions that read and reset them.
  *
- * Note about locking: global counters are atomics. Shapes live in a
+ * Note about locking: global counters are atomics. Statements live in a
  * partitioned shared hash table keyed by (database, role, query id); a
- * partition's LWLock is taken shared to find a shape and exclusive to add
- * or remove one, and each shape's counters are protected by its spinlock.
- * When the table is full, new shapes are not tracked (counted in
+ * partition's LWLock is taken shared to find a statement and exclusive to add
+ * or remove one, and each statement's counters are protected by its spinlock.
+ * When the table is full, new statements are not tracked (counted in
  * "untracked" on the global row) rather than evicting old ones.
  *
- * Distinct keys per shape are estimated with a 64-register HyperLogLog
- * kept in the shape itself (lib/hyperloglog.h lives in local memory only).
+ * Distinct keys per statement are estimated with a 64-register HyperLogLog
+ * kept in the statement's entry itself (lib/hyperloglog.h lives in local memory only).
  *
  *-------------------------------------------------------------------------
  */
@@ -43,69 +43,69 @@
 #define SHAPE_TEXT_LEN 256
 #define HLL_REGISTERS 64
 
-typedef struct ShapeKey
+typedef struct StatementKey
 {
 	Oid			dbid;
 	Oid			userid;
 	uint64		queryid;
-} ShapeKey;
+} StatementKey;
 
-typedef struct Shape
+typedef struct StatementStats
 {
-	ShapeKey	key;
+	StatementKey key;
 	slock_t		mutex;
-	uint64		counters[SFC_NUM_COUNTERS];
+	uint64		counters[CACHE_NUM_STATS];
 	uint64		bypasses;
 	uint64		bytes_stored;
-	SfcBypass	last_bypass;
+	CacheBypass last_bypass;
 	uint8		hll[HLL_REGISTERS];
 	char		query[SHAPE_TEXT_LEN];
-} Shape;
+} StatementStats;
 
 typedef struct StatsShared
 {
 	LWLockPadded *locks;
-	pg_atomic_uint64 counters[SFC_NUM_COUNTERS];
-	pg_atomic_uint64 bypasses[SFC_NUM_BYPASS];
+	pg_atomic_uint64 counters[CACHE_NUM_STATS];
+	pg_atomic_uint64 bypasses[CACHE_NUM_BYPASS];
 	pg_atomic_uint64 untracked;
 	pg_atomic_uint32 resets;	/* bumped by sfcache.reset() */
 	TimestampTz reset_at;
 } StatsShared;
 
 static StatsShared *stats = NULL;
-static HTAB *shapes = NULL;
+static HTAB *statements = NULL;
 
-/* Shapes this backend knows are registered, valid while resets is unchanged. */
-static HTAB *known_shapes = NULL;
-static uint32 known_shapes_resets = 0;
+/* Statements this backend knows are registered, valid while resets is unchanged. */
+static HTAB *known_statements = NULL;
+static uint32 known_statements_resets = 0;
 
-static const char *const bypass_names[SFC_NUM_BYPASS] = {
-	[SFC_BYPASS_NONE] = "none",
-	[SFC_BYPASS_DISABLED] = "disabled",
-	[SFC_BYPASS_OPT_OUT] = "opt-out comment",
-	[SFC_BYPASS_NOT_SELECT] = "not a plain SELECT",
-	[SFC_BYPASS_ROW_LOCK] = "row lock",
-	[SFC_BYPASS_NOT_IMMUTABLE] = "volatile or stable function",
-	[SFC_BYPASS_RELATION_KIND] = "relation kind",
-	[SFC_BYPASS_TEMP_RELATION] = "temporary relation",
-	[SFC_BYPASS_EXCLUDED] = "excluded relation",
-	[SFC_BYPASS_ISOLATION] = "isolation level",
-	[SFC_BYPASS_OWN_WRITE] = "own write",
-	[SFC_BYPASS_STANDBY] = "standby without bus",
-	[SFC_BYPASS_TOO_LARGE] = "too large",
-	[SFC_BYPASS_COMMIT_IN_FLIGHT] = "commit in flight",
-	[SFC_BYPASS_NO_MEMORY] = "no memory",
-	[SFC_BYPASS_TOO_MANY_RELATIONS] = "too many relations",
-	[SFC_BYPASS_WAIT_TIMEOUT] = "wait timeout",
-	[SFC_BYPASS_RECORD_RESULT] = "anonymous record result",
-	[SFC_BYPASS_FOREIGN_RELATION] = "foreign relation",
-	[SFC_BYPASS_NOT_ADMITTED] = "not admitted",
-	[SFC_BYPASS_STANDBY_BEHIND] = "standby behind",
-	[SFC_BYPASS_CATALOG_LOOKUP] = "catalog lookup",
+static const char *const bypass_names[CACHE_NUM_BYPASS] = {
+	[CACHE_BYPASS_NONE] = "none",
+	[CACHE_BYPASS_DISABLED] = "disabled",
+	[CACHE_BYPASS_OPT_OUT] = "opt-out comment",
+	[CACHE_BYPASS_NOT_SELECT] = "not a plain SELECT",
+	[CACHE_BYPASS_ROW_LOCK] = "row lock",
+	[CACHE_BYPASS_NOT_IMMUTABLE] = "volatile or stable function",
+	[CACHE_BYPASS_RELATION_KIND] = "relation kind",
+	[CACHE_BYPASS_TEMP_RELATION] = "temporary relation",
+	[CACHE_BYPASS_EXCLUDED] = "excluded relation",
+	[CACHE_BYPASS_ISOLATION] = "isolation level",
+	[CACHE_BYPASS_OWN_WRITE] = "own write",
+	[CACHE_BYPASS_STANDBY] = "standby without bus",
+	[CACHE_BYPASS_TOO_LARGE] = "too large",
+	[CACHE_BYPASS_COMMIT_IN_FLIGHT] = "commit in flight",
+	[CACHE_BYPASS_NO_MEMORY] = "no memory",
+	[CACHE_BYPASS_TOO_MANY_RELATIONS] = "too many relations",
+	[CACHE_BYPASS_WAIT_TIMEOUT] = "wait timeout",
+	[CACHE_BYPASS_RECORD_RESULT] = "anonymous record result",
+	[CACHE_BYPASS_FOREIGN_RELATION] = "foreign relation",
+	[CACHE_BYPASS_NOT_ADMITTED] = "not admitted",
+	[CACHE_BYPASS_STANDBY_BEHIND] = "standby behind",
+	[CACHE_BYPASS_CATALOG_LOOKUP] = "catalog lookup",
 };
 
 const char *
-CacheBypassReasonName(SfcBypass why)
+CacheBypassReasonName(CacheBypass why)
 {
 	return bypass_names[why];
 }
@@ -115,13 +115,13 @@ static Size
 stats_shmem_size(void)
 {
 	return add_size(MAXALIGN(sizeof(StatsShared)),
-					hash_estimate_size(sfc_max_statements, sizeof(Shape)));
+					hash_estimate_size(cache_max_statements, sizeof(StatementStats)));
 }
 
 static uint32
-shape_hash(const void *key, Size keysize)
+statement_hash(const void *key, Size keysize)
 {
-	const ShapeKey *k = key;
+	const StatementKey *k = key;
 
 	return hash_combine(hash_combine(k->dbid, k->userid), (uint32) (k->queryid ^ (k->queryid >> 32)));
 }
@@ -137,21 +137,21 @@ stats_shmem_init(void)
 	if (!found)
 	{
 		stats->locks = GetNamedLWLockTranche("sfcache statements");
-		for (int i = 0; i < SFC_NUM_COUNTERS; i++)
+		for (int i = 0; i < CACHE_NUM_STATS; i++)
 			pg_atomic_init_u64(&stats->counters[i], 0);
-		for (int i = 0; i < SFC_NUM_BYPASS; i++)
+		for (int i = 0; i < CACHE_NUM_BYPASS; i++)
 			pg_atomic_init_u64(&stats->bypasses[i], 0);
 		pg_atomic_init_u64(&stats->untracked, 0);
 		pg_atomic_init_u32(&stats->resets, 0);
 		stats->reset_at = GetCurrentTimestamp();
 	}
 	memset(&info, 0, sizeof(info));
-	info.keysize = sizeof(ShapeKey);
-	info.entrysize = sizeof(Shape);
-	info.hash = shape_hash;
+	info.keysize = sizeof(StatementKey);
+	info.entrysize = sizeof(StatementStats);
+	info.hash = statement_hash;
 	info.num_partitions = SHAPE_PARTITIONS;
-	shapes = ShmemInitHash("sfcache statements", sfc_max_statements, &info,
-						   HASH_ELEM | HASH_FUNCTION | HASH_PARTITION | HASH_FIXED_SIZE);
+	statements = ShmemInitHash("sfcache statements", cache_max_statements, &info,
+							   HASH_ELEM | HASH_FUNCTION | HASH_PARTITION | HASH_FIXED_SIZE);
 }
 
 /* The statistics' part of shared memory, with one lock per partition. */
@@ -159,10 +159,10 @@ const SfcShmemPart CacheStatsShmemPart = {
 	"sfcache statements", SHAPE_PARTITIONS, stats_shmem_size, stats_shmem_init
 };
 
-static ShapeKey
-shape_key(uint64 queryid)
+static StatementKey
+statement_key(uint64 queryid)
 {
-	ShapeKey	key;
+	StatementKey key;
 
 	memset(&key, 0, sizeof(key));
 	key.dbid = MyDatabaseId;
@@ -172,23 +172,23 @@ shape_key(uint64 queryid)
 }
 
 static LWLock *
-shape_lock(uint32 hashcode)
+statement_lock(uint32 hashcode)
 {
 	return &stats->locks[hashcode % SHAPE_PARTITIONS].lock;
 }
 
 /*
- * Run fn on the shape of queryid for the current database and role, under
- * its spinlock. Shapes are created by CacheStatsRegisterShape only.
+ * Run fn on the statement of queryid for the current database and role, under
+ * its spinlock. Statements are created by CacheStatsRegisterStatement only.
  */
-#define WITH_SHAPE(queryid, s, body) \
+#define WITH_STATEMENT(queryid, s, body) \
 	do { \
-		ShapeKey	key_ = shape_key(queryid); \
-		uint32		hash_ = shape_hash(&key_, sizeof(key_)); \
-		LWLock	   *lock_ = shape_lock(hash_); \
-		Shape	   *s; \
+		StatementKey	key_ = statement_key(queryid); \
+		uint32		hash_ = statement_hash(&key_, sizeof(key_)); \
+		LWLock	   *lock_ = statement_lock(hash_); \
+		StatementStats	   *s; \
 		LWLockAcquire(lock_, LW_SHARED); \
-		s = hash_search_with_hash_value(shapes, &key_, hash_, HASH_FIND, NULL); \
+		s = hash_search_with_hash_value(statements, &key_, hash_, HASH_FIND, NULL); \
 		if (s != NULL) \
 		{ \
 			SpinLockAcquire(&s->mutex); \
@@ -199,57 +199,57 @@ shape_lock(uint32 hashcode)
 	} while (0)
 
 /*
- * Has this backend already registered the shape since the last reset? Saves
+ * Has this backend already registered the statement since the last reset? Saves
  * a shared lock on every statement the cache plans.
  */
 static bool
-shape_known_locally(const ShapeKey *key)
+statement_known_locally(const StatementKey *key)
 {
 	uint32		resets = pg_atomic_read_u32(&stats->resets);
 	bool		found;
 
-	if (known_shapes == NULL || resets != known_shapes_resets)
+	if (known_statements == NULL || resets != known_statements_resets)
 	{
 		HASHCTL		info;
 
-		if (known_shapes != NULL)
-			hash_destroy(known_shapes);
-		info.keysize = sizeof(ShapeKey);
-		info.entrysize = sizeof(ShapeKey);
+		if (known_statements != NULL)
+			hash_destroy(known_statements);
+		info.keysize = sizeof(StatementKey);
+		info.entrysize = sizeof(StatementKey);
 		info.hcxt = TopMemoryContext;
-		known_shapes = hash_create("sfcache known shapes", 256, &info,
-								   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
-		known_shapes_resets = resets;
+		known_statements = hash_create("sfcache known statements", 256, &info,
+									   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		known_statements_resets = resets;
 	}
-	(void) hash_search(known_shapes, key, HASH_ENTER, &found);
+	(void) hash_search(known_statements, key, HASH_ENTER, &found);
 	return found;
 }
 
-/* Make sure the statement shape is tracked, keeping a prefix of its text. */
+/* Make sure the statement is tracked, keeping a prefix of its text. */
 void
-CacheStatsRegisterShape(uint64 queryid, const char *query_text, int len)
+CacheStatsRegisterStatement(uint64 queryid, const char *query_text, int len)
 {
-	ShapeKey	key = shape_key(queryid);
-	uint32		hash = shape_hash(&key, sizeof(key));
-	LWLock	   *lock = shape_lock(hash);
-	Shape	   *s;
+	StatementKey key = statement_key(queryid);
+	uint32		hash = statement_hash(&key, sizeof(key));
+	LWLock	   *lock = statement_lock(hash);
+	StatementStats *s;
 	bool		found;
 
-	if (queryid == 0 || shape_known_locally(&key))
+	if (queryid == 0 || statement_known_locally(&key))
 		return;
 	LWLockAcquire(lock, LW_SHARED);
-	s = hash_search_with_hash_value(shapes, &key, hash, HASH_FIND, NULL);
+	s = hash_search_with_hash_value(statements, &key, hash, HASH_FIND, NULL);
 	LWLockRelease(lock);
 	if (s != NULL)
 		return;
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
-	s = hash_search_with_hash_value(shapes, &key, hash, HASH_ENTER_NULL, &found);
+	s = hash_search_with_hash_value(statements, &key, hash, HASH_ENTER_NULL, &found);
 	if (s == NULL)
 		pg_atomic_fetch_add_u64(&stats->untracked, 1);
 	else if (!found)
 	{
-		memset((char *) s + sizeof(ShapeKey), 0, sizeof(Shape) - sizeof(ShapeKey));
+		memset((char *) s + sizeof(StatementKey), 0, sizeof(StatementStats) - sizeof(StatementKey));
 		SpinLockInit(&s->mutex);
 		if (query_text != NULL)
 		{
@@ -262,38 +262,38 @@ CacheStatsRegisterShape(uint64 queryid, const char *query_text, int len)
 }
 
 void
-CacheStatsCount(SfcCounter counter, uint64 shape)
+CacheStatsCount(CacheStat counter, uint64 queryid)
 {
 	pg_atomic_fetch_add_u64(&stats->counters[counter], 1);
-	if (shape != 0)
-		WITH_SHAPE(shape, s, s->counters[counter]++);
+	if (queryid != 0)
+		WITH_STATEMENT(queryid, s, s->counters[counter]++);
 }
 
 void
-CacheStatsBypass(SfcBypass why, uint64 shape)
+CacheStatsBypass(CacheBypass why, uint64 queryid)
 {
 	pg_atomic_fetch_add_u64(&stats->bypasses[why], 1);
-	if (shape != 0)
-		WITH_SHAPE(shape, s, (s->bypasses++, s->last_bypass = why));
+	if (queryid != 0)
+		WITH_STATEMENT(queryid, s, (s->bypasses++, s->last_bypass = why));
 }
 
 void
-CacheStatsStored(uint64 shape, Size bytes)
+CacheStatsStored(uint64 queryid, Size bytes)
 {
-	pg_atomic_fetch_add_u64(&stats->counters[SFC_STAT_STORES], 1);
-	if (shape != 0)
-		WITH_SHAPE(shape, s, (s->counters[SFC_STAT_STORES]++, s->bytes_stored += bytes));
+	pg_atomic_fetch_add_u64(&stats->counters[CACHE_STAT_STORES], 1);
+	if (queryid != 0)
+		WITH_STATEMENT(queryid, s, (s->counters[CACHE_STAT_STORES]++, s->bytes_stored += bytes));
 }
 
-/* Feed a key into its shape's HyperLogLog of distinct keys. */
+/* Feed a key into its statement's HyperLogLog of distinct keys. */
 void
-CacheStatsKeySeen(uint64 shape, CacheKey key)
+CacheStatsKeySeen(uint64 queryid, CacheKey key)
 {
 	int			reg = key.lo % HLL_REGISTERS;
 	uint8		rank = (key.hi == 0) ? 65 : pg_rightmost_one_pos64(key.hi) + 1;
 
-	if (shape != 0)
-		WITH_SHAPE(shape, s, s->hll[reg] = Max(s->hll[reg], rank));
+	if (queryid != 0)
+		WITH_STATEMENT(queryid, s, s->hll[reg] = Max(s->hll[reg], rank));
 }
 
 static double
@@ -316,22 +316,22 @@ hll_estimate(const uint8 *reg)
 }
 
 /*
- * Remove the shapes of database dbid, which DROP DATABASE has just removed.
- * No backend can be connected to it, so none has them in known_shapes.
+ * Remove the statements of database dbid, which DROP DATABASE has just removed.
+ * No backend can be connected to it, so none has them in known_statements.
  */
 void
 CacheStatsForgetDatabase(Oid dbid)
 {
 	HASH_SEQ_STATUS seq;
-	Shape	   *s;
+	StatementStats *s;
 
 	for (int i = 0; i < SHAPE_PARTITIONS; i++)
 		LWLockAcquire(&stats->locks[i].lock, LW_EXCLUSIVE);
-	hash_seq_init(&seq, shapes);
+	hash_seq_init(&seq, statements);
 	while ((s = hash_seq_search(&seq)) != NULL)
 	{
 		if (s->key.dbid == dbid)
-			hash_search(shapes, &s->key, HASH_REMOVE, NULL);
+			hash_search(statements, &s->key, HASH_REMOVE, NULL);
 	}
 	for (int i = SHAPE_PARTITIONS - 1; i >= 0; i--)
 		LWLockRelease(&stats->locks[i].lock);
@@ -347,10 +347,10 @@ SFC_FUNCTION_INFO_V1(sfcache_reset_0_1);
 void
 CacheStatsTotals(CacheStatsTotal *out)
 {
-	for (int i = 0; i < SFC_NUM_COUNTERS; i++)
+	for (int i = 0; i < CACHE_NUM_STATS; i++)
 		out->counters[i] = pg_atomic_read_u64(&stats->counters[i]);
 	out->bypasses = 0;
-	for (int i = 1; i < SFC_NUM_BYPASS; i++)
+	for (int i = 1; i < CACHE_NUM_BYPASS; i++)
 		out->bypasses += pg_atomic_read_u64(&stats->bypasses[i]);
 	out->untracked = pg_atomic_read_u64(&stats->untracked);
 	out->reset_at = stats->reset_at;
@@ -362,13 +362,13 @@ sfcache_bypass_counts_0_1(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 
 	InitMaterializedSRF(fcinfo, 0);
-	for (int i = 1; i < SFC_NUM_BYPASS; i++)
+	for (int i = 1; i < CACHE_NUM_BYPASS; i++)
 	{
 		Datum		values[2];
 		bool		nulls[2] = {0};
 
 		/* an outcome of its own (sfcache.stats' not_admitted) */
-		if (i == SFC_BYPASS_NOT_ADMITTED)
+		if (i == CACHE_BYPASS_NOT_ADMITTED)
 			continue;
 
 		values[0] = CStringGetTextDatum(bypass_names[i]);
@@ -378,18 +378,18 @@ sfcache_bypass_counts_0_1(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* A shape's executions: each ends in one outcome or one bypass. */
+/* A statement's executions: each ends in one outcome or one bypass. */
 static uint64
-shape_calls(const Shape *s)
+statement_calls(const StatementStats *s)
 {
-	return s->counters[SFC_STAT_HITS] + s->counters[SFC_STAT_COALESCED] +
-		s->counters[SFC_STAT_LEADER_EXECUTIONS] +
-		s->counters[SFC_STAT_NOT_ADMITTED] + s->bypasses;
+	return s->counters[CACHE_STAT_HITS] + s->counters[CACHE_STAT_COALESCED] +
+		s->counters[CACHE_STAT_LEADER_EXECUTIONS] +
+		s->counters[CACHE_STAT_NOT_ADMITTED] + s->bypasses;
 }
 
-/* One row of sfcache.statements as 0.3 defined it; the shape is a stable copy. */
+/* One row of sfcache.statements as 0.3 defined it; the statement is a stable copy. */
 static void
-put_shape_row_0_1(ReturnSetInfo *rsinfo, const Shape *s)
+put_statement_row_0_1(ReturnSetInfo *rsinfo, const StatementStats *s)
 {
 	Datum		values[12];
 	bool		nulls[12] = {0};
@@ -399,11 +399,11 @@ put_shape_row_0_1(ReturnSetInfo *rsinfo, const Shape *s)
 	values[n++] = ObjectIdGetDatum(s->key.userid);
 	values[n++] = Int64GetDatum((int64) s->key.queryid);
 	values[n++] = CStringGetTextDatum(s->query);
-	values[n++] = Int64GetDatum(shape_calls(s));
-	values[n++] = Int64GetDatum(s->counters[SFC_STAT_HITS]);
-	values[n++] = Int64GetDatum(s->counters[SFC_STAT_COALESCED]);
-	values[n++] = Int64GetDatum(s->counters[SFC_STAT_MISSES]);
-	values[n++] = Int64GetDatum(s->counters[SFC_STAT_STORES]);
+	values[n++] = Int64GetDatum(statement_calls(s));
+	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_HITS]);
+	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_COALESCED]);
+	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_MISSES]);
+	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_STORES]);
 	values[n++] = Int64GetDatum(s->bypasses);
 	if (s->bypasses == 0)
 		nulls[n++] = true;
@@ -418,7 +418,7 @@ put_shape_row_0_1(ReturnSetInfo *rsinfo, const Shape *s)
  * leader_executions + not_admitted + bypasses; window_hits is a part of hits.
  */
 static void
-put_shape_row(ReturnSetInfo *rsinfo, const Shape *s)
+put_statement_row(ReturnSetInfo *rsinfo, const StatementStats *s)
 {
 	Datum		values[15];
 	bool		nulls[15] = {0};
@@ -428,41 +428,41 @@ put_shape_row(ReturnSetInfo *rsinfo, const Shape *s)
 	values[n++] = ObjectIdGetDatum(s->key.userid);
 	values[n++] = Int64GetDatum((int64) s->key.queryid);
 	values[n++] = CStringGetTextDatum(s->query);
-	values[n++] = Int64GetDatum(shape_calls(s));
-	values[n++] = Int64GetDatum(s->counters[SFC_STAT_HITS]);
-	values[n++] = Int64GetDatum(s->counters[SFC_STAT_COALESCED]);
-	values[n++] = Int64GetDatum(s->counters[SFC_STAT_LEADER_EXECUTIONS]);
-	values[n++] = Int64GetDatum(s->counters[SFC_STAT_NOT_ADMITTED]);
-	values[n++] = Int64GetDatum(s->counters[SFC_STAT_WINDOW_HITS]);
+	values[n++] = Int64GetDatum(statement_calls(s));
+	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_HITS]);
+	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_COALESCED]);
+	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_LEADER_EXECUTIONS]);
+	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_NOT_ADMITTED]);
+	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_WINDOW_HITS]);
 	values[n++] = Int64GetDatum(s->bypasses);
 	if (s->bypasses == 0)
 		nulls[n++] = true;
 	else
 		values[n++] = CStringGetTextDatum(bypass_names[s->last_bypass]);
-	values[n++] = Int64GetDatum(s->counters[SFC_STAT_STORES]);
+	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_STORES]);
 	values[n++] = Int64GetDatum(s->bytes_stored);
 	Assert(n == rsinfo->setDesc->natts);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
-typedef void (*ShapeRowFn) (ReturnSetInfo *rsinfo, const Shape *s);
+typedef void (*StatementRowFn) (ReturnSetInfo *rsinfo, const StatementStats *s);
 
-/* Every shape the caller may see, through put_row. */
+/* Every statement the caller may see, through put_row. */
 static void
-put_shape_rows(FunctionCallInfo fcinfo, ShapeRowFn put_row)
+put_statement_rows(FunctionCallInfo fcinfo, StatementRowFn put_row)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	bool		all_roles = has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
 	HASH_SEQ_STATUS seq;
-	Shape	   *s;
+	StatementStats *s;
 
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i < SHAPE_PARTITIONS; i++)
 		LWLockAcquire(&stats->locks[i].lock, LW_SHARED);
-	hash_seq_init(&seq, shapes);
+	hash_seq_init(&seq, statements);
 	while ((s = hash_seq_search(&seq)) != NULL)
 	{
-		Shape		copy;
+		StatementStats copy;
 
 		if (!all_roles && s->key.userid != GetUserId())
 			continue;
@@ -480,27 +480,27 @@ SFC_FUNCTION_INFO_V1(sfcache_statements_0_4);
 Datum
 sfcache_statements_0_1(PG_FUNCTION_ARGS)
 {
-	put_shape_rows(fcinfo, put_shape_row_0_1);
+	put_statement_rows(fcinfo, put_statement_row_0_1);
 	return (Datum) 0;
 }
 
 Datum
 sfcache_statements_0_4(PG_FUNCTION_ARGS)
 {
-	put_shape_rows(fcinfo, put_shape_row);
+	put_statement_rows(fcinfo, put_statement_row);
 	return (Datum) 0;
 }
 
-/* The distinct keys column is computed here to keep put_shape_row short. */
+/* The distinct keys column is computed here to keep put_statement_row short. */
 SFC_FUNCTION_INFO_V1(sfcache_statement_keys_0_1);
 
 Datum
 sfcache_statement_keys_0_1(PG_FUNCTION_ARGS)
 {
-	ShapeKey	key;
+	StatementKey key;
 	uint32		hash;
 	LWLock	   *lock;
-	Shape	   *s;
+	StatementStats *s;
 	double		estimate = 0;
 
 	memset(&key, 0, sizeof(key));
@@ -510,10 +510,10 @@ sfcache_statement_keys_0_1(PG_FUNCTION_ARGS)
 	if (key.userid != GetUserId() &&
 		!has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS))
 		PG_RETURN_NULL();
-	hash = shape_hash(&key, sizeof(key));
-	lock = shape_lock(hash);
+	hash = statement_hash(&key, sizeof(key));
+	lock = statement_lock(hash);
 	LWLockAcquire(lock, LW_SHARED);
-	s = hash_search_with_hash_value(shapes, &key, hash, HASH_FIND, NULL);
+	s = hash_search_with_hash_value(statements, &key, hash, HASH_FIND, NULL);
 	if (s != NULL)
 	{
 		uint8		reg[HLL_REGISTERS];
@@ -533,16 +533,16 @@ Datum
 sfcache_reset_0_1(PG_FUNCTION_ARGS)
 {
 	HASH_SEQ_STATUS seq;
-	Shape	   *s;
+	StatementStats *s;
 
 	for (int i = 0; i < SHAPE_PARTITIONS; i++)
 		LWLockAcquire(&stats->locks[i].lock, LW_EXCLUSIVE);
-	hash_seq_init(&seq, shapes);
+	hash_seq_init(&seq, statements);
 	while ((s = hash_seq_search(&seq)) != NULL)
-		hash_search(shapes, &s->key, HASH_REMOVE, NULL);
-	for (int i = 0; i < SFC_NUM_COUNTERS; i++)
+		hash_search(statements, &s->key, HASH_REMOVE, NULL);
+	for (int i = 0; i < CACHE_NUM_STATS; i++)
 		pg_atomic_write_u64(&stats->counters[i], 0);
-	for (int i = 0; i < SFC_NUM_BYPASS; i++)
+	for (int i = 0; i < CACHE_NUM_BYPASS; i++)
 		pg_atomic_write_u64(&stats->bypasses[i], 0);
 	pg_atomic_write_u64(&stats->untracked, 0);
 	pg_atomic_fetch_add_u32(&stats->resets, 1);

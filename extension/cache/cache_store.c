@@ -16,14 +16,14 @@
  * entry may go and to let it go, so the dependency runs one way.
  *
  * Too small: a result evicted while still valid less than
- * SFC_EARLY_EVICTION_MS after it was stored was probably going to be read
+ * CACHE_EARLY_EVICTION_MS after it was stored was probably going to be read
  * again. Such evictions are counted, and the backend that evicts one
  * emits a WARNING (with the count since the last one) at most once per
- * SFC_EVICTION_WARNING_MS in the whole cluster: a compare-and-swap on the
+ * CACHE_EVICTION_WARNING_MS in the whole cluster: a compare-and-swap on the
  * time of the last warning elects the backend that warns. The WARNING is
  * emitted after every lock is released.
  *
- * Note about locking: the hash table is split into SFC_PARTITIONS
+ * Note about locking: the hash table is split into CACHE_PARTITIONS
  * partitions, each with its own LWLock; an entry's fields are protected by
  * the lock of its key's partition. Lookups take it shared, changes of
  * state (singleflight's, and insertion and removal here) exclusive. No
@@ -49,10 +49,10 @@
 
 #include "cache/cache_internal.h"
 
-#define SFC_PARTITIONS 32		/* a power of two */
-#define SFC_EVICT_ROUNDS 2		/* sweeps of the clock before giving up */
-#define SFC_EARLY_EVICTION_MS	60000	/* "soon after being stored" */
-#define SFC_EVICTION_WARNING_MS 60000	/* at most one WARNING a minute */
+#define CACHE_PARTITIONS 32		/* a power of two */
+#define CACHE_EVICT_ROUNDS 2	/* sweeps of the clock before giving up */
+#define CACHE_EARLY_EVICTION_MS	60000	/* "soon after being stored" */
+#define CACHE_EVICTION_WARNING_MS 60000 /* at most one WARNING a minute */
 
 /* What an eviction made room for: a free entry, or bytes. */
 typedef enum EvictFor
@@ -103,7 +103,7 @@ static dsa_area *area = NULL;
 static Size
 dsa_place_size(void)
 {
-	return MAXALIGN(Max((Size) sfc_memory_mb * 1024 * 1024, dsa_minimum_size()));
+	return MAXALIGN(Max((Size) cache_memory_mb * 1024 * 1024, dsa_minimum_size()));
 }
 
 static uint32
@@ -118,8 +118,8 @@ store_shmem_size(void)
 {
 	Size		size = MAXALIGN(sizeof(StoreShared));
 
-	size = add_size(size, mul_size(sfc_max_entries, sizeof(CacheEntry)));
-	size = add_size(size, hash_estimate_size(sfc_max_entries, sizeof(KeyMapEntry)));
+	size = add_size(size, mul_size(cache_max_entries, sizeof(CacheEntry)));
+	size = add_size(size, hash_estimate_size(cache_max_entries, sizeof(KeyMapEntry)));
 	size = add_size(size, dsa_place_size());
 	return size;
 }
@@ -127,13 +127,13 @@ store_shmem_size(void)
 static void
 init_entries(void)
 {
-	for (int i = 0; i < sfc_max_entries; i++)
+	for (int i = 0; i < cache_max_entries; i++)
 	{
 		CacheEntry *e = &entries[i];
 
-		memset(e, 0, sizeof(CacheEntry));	/* ENTRY_FREE */
+		memset(e, 0, sizeof(CacheEntry));	/* CACHE_ENTRY_FREE */
 		e->data = InvalidDsaPointer;
-		e->next_free = (i + 1 < sfc_max_entries) ? i + 1 : -1;
+		e->next_free = (i + 1 < cache_max_entries) ? i + 1 : -1;
 		pg_atomic_init_u32(&e->referenced, 0);
 		ConditionVariableInit(&e->cv);
 	}
@@ -145,7 +145,7 @@ log_size(void)
 {
 	ereport(LOG,
 			(errmsg("sfcache result cache: %d MB for results, at most %d entries, sfcache.cache = %s",
-					sfc_memory_mb, sfc_max_entries,
+					cache_memory_mb, cache_max_entries,
 					GetConfigOption("sfcache.cache", false, false)),
 			 errdetail("sfcache.memory and sfcache.max_entries are set at server start; sfcache.cache can be changed per database, role or session.")));
 }
@@ -159,7 +159,7 @@ store_shmem_init(void)
 
 	store = ShmemInitStruct("sfcache store", sizeof(StoreShared), &found);
 	entries = ShmemInitStruct("sfcache entries",
-							  mul_size(sfc_max_entries, sizeof(CacheEntry)), &found);
+							  mul_size(cache_max_entries, sizeof(CacheEntry)), &found);
 	dsa_place = ShmemInitStruct("sfcache results", dsa_place_size(), &found);
 	if (!found)
 	{
@@ -189,14 +189,14 @@ store_shmem_init(void)
 	info.keysize = sizeof(CacheKey);
 	info.entrysize = sizeof(KeyMapEntry);
 	info.hash = keymap_hash;
-	info.num_partitions = SFC_PARTITIONS;
-	keymap = ShmemInitHash("sfcache keys", sfc_max_entries, &info,
+	info.num_partitions = CACHE_PARTITIONS;
+	keymap = ShmemInitHash("sfcache keys", cache_max_entries, &info,
 						   HASH_ELEM | HASH_FUNCTION | HASH_PARTITION | HASH_FIXED_SIZE);
 }
 
 /* The store's part of shared memory, with one lock per partition. */
 const SfcShmemPart CacheStoreShmemPart = {
-	"sfcache", SFC_PARTITIONS, store_shmem_size, store_shmem_init
+	"sfcache", CACHE_PARTITIONS, store_shmem_size, store_shmem_init
 };
 
 static dsa_area *
@@ -231,7 +231,7 @@ CacheStoreHashKey(CacheKey key)
 LWLock *
 CacheStorePartitionLock(uint32 hashcode)
 {
-	return &store->locks[hashcode % SFC_PARTITIONS].lock;
+	return &store->locks[hashcode % CACHE_PARTITIONS].lock;
 }
 
 /* Caller must hold the key's partition lock. */
@@ -273,7 +273,7 @@ freelist_push(CacheEntry *e)
 /*
  * Unmap an entry's key, free its result and put the slot back on the free
  * list, where another backend may take it at once: singleflight has made it
- * ENTRY_FREE and woken its waiters before. Caller must hold the entry's
+ * CACHE_ENTRY_FREE and woken its waiters before. Caller must hold the entry's
  * partition lock exclusively.
  */
 void
@@ -303,7 +303,7 @@ warn_early_evictions(TimestampTz now, EvictFor why)
 	uint64		n;
 
 	if (last != 0 && !TimestampDifferenceExceeds((TimestampTz) last, now,
-												 SFC_EVICTION_WARNING_MS))
+												 CACHE_EVICTION_WARNING_MS))
 		return;
 	if (!pg_atomic_compare_exchange_u64(&store->last_warned, &last, (uint64) now))
 		return;					/* another backend warns */
@@ -314,7 +314,7 @@ warn_early_evictions(TimestampTz now, EvictFor why)
 						   n, (unsigned long long) n),
 			 errdetail("The %s was full: sfcache.memory is %d MB, sfcache.max_entries is %d. This warning is given at most once a minute.",
 					   why == EVICT_FOR_MEMORY ? "memory for results" : "table of entries",
-					   sfc_memory_mb, sfc_max_entries),
+					   cache_memory_mb, cache_max_entries),
 			 why == EVICT_FOR_MEMORY ?
 			 errhint("Raise sfcache.memory (server start); sfcache.stats shows bytes_used and evictions.") :
 			 errhint("Raise sfcache.max_entries, and sfcache.memory if bytes_used in sfcache.stats is near it (server start).")));
@@ -324,20 +324,20 @@ warn_early_evictions(TimestampTz now, EvictFor why)
  * Evict e (an entry the owner lets go, whose partition lock is held
  * exclusively, which this releases); counts the eviction. Returns whether
  * it was early: still
- * valid and stored less than SFC_EARLY_EVICTION_MS ago.
+ * valid and stored less than CACHE_EARLY_EVICTION_MS ago.
  */
 static bool
 evict_entry(CacheEntry *e, LWLock *lock, bool valid, TimestampTz now)
 {
-	uint64		shape = e->shape;
+	uint64		queryid = e->queryid;
 	bool		early;
 
 	early = valid &&
-		!TimestampDifferenceExceeds(e->stored_at, now, SFC_EARLY_EVICTION_MS);
+		!TimestampDifferenceExceeds(e->stored_at, now, CACHE_EARLY_EVICTION_MS);
 
 	owner->evict(e);
 	LWLockRelease(lock);
-	CacheStatsCount(SFC_STAT_EVICTIONS, shape);
+	CacheStatsCount(CACHE_STAT_EVICTIONS, queryid);
 	return early;
 }
 
@@ -350,13 +350,13 @@ evict_one(EvictFor why)
 {
 	TimestampTz now = GetCurrentTimestamp();
 
-	for (int step = 0; step < SFC_EVICT_ROUNDS * sfc_max_entries; step++)
+	for (int step = 0; step < CACHE_EVICT_ROUNDS * cache_max_entries; step++)
 	{
-		uint32		i = pg_atomic_fetch_add_u32(&store->clock_hand, 1) % sfc_max_entries;
+		uint32		i = pg_atomic_fetch_add_u32(&store->clock_hand, 1) % cache_max_entries;
 		CacheEntry *e = &entries[i];
 		uint32		hashcode = e->hashcode;
 		LWLock	   *lock = CacheStorePartitionLock(hashcode);
-		SfcCounter	stale;
+		CacheStat	stale;
 		bool		valid;
 
 		/* only an entry with a result can go (a hint: checked under the lock) */
@@ -365,7 +365,7 @@ evict_one(EvictFor why)
 		if (!LWLockConditionalAcquire(lock, LW_EXCLUSIVE))
 			continue;
 		/* the slot may have changed hands before we got the lock */
-		if (e->hashcode % SFC_PARTITIONS == hashcode % SFC_PARTITIONS &&
+		if (e->hashcode % CACHE_PARTITIONS == hashcode % CACHE_PARTITIONS &&
 			owner->evictable(e))
 		{
 			valid = CacheStoreEntryIsCurrent(e, now, &stale);
@@ -462,7 +462,7 @@ header_tuples(ResultHeader *h)
  * partition locks. Returns InvalidDsaPointer when there is no room.
  */
 dsa_pointer
-CacheStoreWriteResult(const GenSnapshot *gens, const StringInfoData *windows,
+CacheStoreWriteResult(const CacheGenSnapshot *gens, const StringInfoData *windows,
 					  const CachedResult *result, Size *size)
 {
 	dsa_area   *a = store_area();
@@ -515,20 +515,20 @@ CacheStoreAttachResult(CacheEntry *entry, dsa_pointer dp, Size size)
  * relation it read has changed. Caller must hold the entry's partition lock.
  */
 bool
-CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now, SfcCounter *why_not)
+CacheStoreEntryIsCurrent(CacheEntry *entry, TimestampTz now, CacheStat *why_not)
 {
 	ResultHeader *h;
 
 	Assert(DsaPointerIsValid(entry->data));
 	if (now >= entry->expires_at)
 	{
-		*why_not = SFC_STAT_EXPIRATIONS;
+		*why_not = CACHE_STAT_EXPIRATIONS;
 		return false;
 	}
 	h = dsa_get_address(store_area(), entry->data);
 	if (!CacheGensAreCurrent(h->global_gen, h->nslots, header_slots(h), header_gens(h)))
 	{
-		*why_not = SFC_STAT_INVALIDATIONS;
+		*why_not = CACHE_STAT_INVALIDATIONS;
 		return false;
 	}
 	return true;
@@ -579,7 +579,7 @@ CacheStoreCopyResult(CacheEntry *entry, CachedResult *out)
 static void
 remove_ready_entries(Oid dbid)
 {
-	for (int i = 0; i < sfc_max_entries; i++)
+	for (int i = 0; i < cache_max_entries; i++)
 	{
 		CacheEntry *e = &entries[i];
 		uint32		hashcode = e->hashcode;
@@ -589,7 +589,7 @@ remove_ready_entries(Oid dbid)
 			continue;
 		lock = CacheStorePartitionLock(hashcode);
 		LWLockAcquire(lock, LW_EXCLUSIVE);
-		if (e->hashcode % SFC_PARTITIONS == hashcode % SFC_PARTITIONS &&
+		if (e->hashcode % CACHE_PARTITIONS == hashcode % CACHE_PARTITIONS &&
 			owner->evictable(e) &&
 			(!OidIsValid(dbid) || e->dbid == dbid))
 			owner->evict(e);
@@ -627,7 +627,7 @@ CacheStoreXactEvent(XactEvent event)
 
 /*
  * The commit of DROP DATABASE (core_hooks.c): free that database's results
- * and its statement shapes (sfcache.statements), which nothing could use
+ * and its statements (sfcache.statements), which nothing could use
  * any more.
  */
 void

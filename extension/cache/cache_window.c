@@ -49,7 +49,7 @@ typedef struct Conjunct
 {
 	Node	   *qual;
 	int			clause;
-	WindowSpec *spec;			/* if it compares a column with a constant */
+	CacheWindowSpec *spec;		/* if it compares a column with a constant */
 } Conjunct;
 
 static void
@@ -161,7 +161,7 @@ commute_strategy(int strategy)
 }
 
 /* column op constant (or constant op column): its spec, or NULL. */
-static WindowSpec *
+static CacheWindowSpec *
 as_window(Query *query, Node *qual)
 {
 	OpExpr	   *op;
@@ -170,7 +170,7 @@ as_window(Query *query, Node *qual)
 	Node	   *colside;
 	bool		var_left;
 	TypeCacheEntry *typentry;
-	WindowSpec *spec;
+	CacheWindowSpec *spec;
 	int			strategy;
 	Oid			lefttype;
 	Oid			righttype;
@@ -195,7 +195,7 @@ as_window(Query *query, Node *qual)
 	if (strategy == BTEqualStrategyNumber)
 		return NULL;
 
-	spec = palloc0(sizeof(WindowSpec));
+	spec = palloc0(sizeof(CacheWindowSpec));
 	spec->value = value;
 	spec->const_index = -1;
 	spec->relid = rt_fetch(var->varno, query->rtable)->relid;
@@ -358,7 +358,7 @@ uses_windowed(Node *qual, List *conjuncts)
 }
 
 static void
-add_filters(WindowSpec *spec, Conjunct *self, List *conjuncts)
+add_filters(CacheWindowSpec *spec, Conjunct *self, List *conjuncts)
 {
 	Index		varno = linitial_int(spec->filters);
 	ListCell   *lc;
@@ -379,7 +379,7 @@ add_filters(WindowSpec *spec, Conjunct *self, List *conjuncts)
 static bool
 number_consts(Query *query, List *conjuncts)
 {
-	KeyConsts	consts;
+	CacheKeyConsts consts;
 	ListCell   *lc;
 	bool		any = false;
 
@@ -407,7 +407,7 @@ number_consts(Query *query, List *conjuncts)
 }
 
 /*
- * When planned: the windowed constants of a statement (a WindowSpec list,
+ * When planned: the windowed constants of a statement (a CacheWindowSpec list,
  * NIL for none).
  */
 List *
@@ -466,7 +466,7 @@ CacheWindowsFind(Query *query)
 	/* only now: filters were told from windowed conjuncts by pointer */
 	foreach(lc, specs)
 	{
-		WindowSpec *s = lfirst(lc);
+		CacheWindowSpec *s = lfirst(lc);
 
 		s->value = copyObject(s->value);
 	}
@@ -485,7 +485,7 @@ CacheWindowSpecsToList(List *specs)
 
 	foreach(lc, specs)
 	{
-		WindowSpec *s = lfirst(lc);
+		CacheWindowSpec *s = lfirst(lc);
 		List	   *ints = list_make5_int(s->const_index, (int) s->relid, s->attno,
 										  (int) s->coltype, s->strategy);
 
@@ -512,7 +512,7 @@ CacheWindowSpecsFromList(List *list)
 	{
 		List	   *l = lfirst(lc);
 		List	   *ints = lsecond(l);
-		WindowSpec *s = palloc(sizeof(WindowSpec));
+		CacheWindowSpec *s = palloc(sizeof(CacheWindowSpec));
 
 		s->value = linitial(l);
 		s->const_index = list_nth_int(ints, 0);
@@ -542,7 +542,7 @@ CacheWindowedConsts(List *specs)
 
 	foreach(lc, specs)
 	{
-		WindowSpec *s = lfirst(lc);
+		CacheWindowSpec *s = lfirst(lc);
 
 		if (s->const_index >= 0)
 			set = bms_add_member(set, s->const_index);
@@ -556,22 +556,22 @@ CacheWindowedConsts(List *specs)
  * another type than planned, is keyed instead (its comparison passes no
  * row, or is not the one planned). NULL without windows.
  */
-WindowProbe *
+CacheWindowProbe *
 CacheWindowProbeMake(List *specs, ParamListInfo params, Bitmapset **windowed_params)
 {
-	WindowProbe *probe;
+	CacheWindowProbe *probe;
 	Bitmapset  *keyed = NULL;
 	ListCell   *lc;
 
 	*windowed_params = NULL;
 	if (specs == NIL)
 		return NULL;
-	probe = palloc0(sizeof(WindowProbe));
-	probe->values = palloc0(sizeof(WindowValue) * list_length(specs));
+	probe = palloc0(sizeof(CacheWindowProbe));
+	probe->values = palloc0(sizeof(CacheWindowValue) * list_length(specs));
 	foreach(lc, specs)
 	{
-		WindowSpec *s = lfirst(lc);
-		WindowValue *v = &probe->values[probe->n++];
+		CacheWindowSpec *s = lfirst(lc);
+		CacheWindowValue *v = &probe->values[probe->n++];
 
 		v->spec = s;
 		get_typlenbyval(s->righttype, &v->typlen, &v->typbyval);
@@ -603,7 +603,7 @@ CacheWindowProbeMake(List *specs, ParamListInfo params, Bitmapset **windowed_par
 	*windowed_params = bms_del_members(*windowed_params, keyed);
 	for (int i = 0; i < probe->n; i++)
 	{
-		WindowValue *v = &probe->values[i];
+		CacheWindowValue *v = &probe->values[i];
 
 		if (IsA(v->spec->value, Param) &&
 			bms_is_member(((Param *) v->spec->value)->paramid, keyed))

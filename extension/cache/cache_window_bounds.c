@@ -16,11 +16,11 @@
  * The neighbours are found through a btree index whose first column is
  * the column, in the same operator family and collation, with no
  * predicate: from c towards each side, the first row that passes the
- * filters. After SFC_WINDOW_INDEX_ROWS rows failing them the scan stops
+ * filters. After CACHE_WINDOW_INDEX_ROWS rows failing them the scan stops
  * and the bound is the last value seen, exclusive (every row between c
  * and it was seen and failed: the window is narrower, never wider).
  * Without such an index, a sequential scan of at most
- * SFC_WINDOW_HEAP_ROWS rows computes both bounds; past it, or for a
+ * CACHE_WINDOW_HEAP_ROWS rows computes both bounds; past it, or for a
  * relation with descendants, the window is the constant itself (its
  * image: served again only for the same constant, as an exact key).
  *
@@ -51,8 +51,8 @@
 
 #include "cache/cache_internal.h"
 
-#define SFC_WINDOW_INDEX_ROWS 1000	/* rows failing the filters, per side */
-#define SFC_WINDOW_HEAP_ROWS 100000 /* rows a sequential scan reads */
+#define CACHE_WINDOW_INDEX_ROWS 1000	/* rows failing the filters, per side */
+#define CACHE_WINDOW_HEAP_ROWS 100000	/* rows a sequential scan reads */
 
 typedef enum WindowKind
 {
@@ -86,7 +86,7 @@ typedef struct Bound
 /* What the scans of one window need. */
 typedef struct BoundScan
 {
-	const WindowValue *v;
+	const CacheWindowValue *v;
 	Relation	rel;
 	Snapshot	snapshot;
 	int16		collen;
@@ -105,7 +105,7 @@ splits_after(int strategy)
 }
 
 static int
-cmp_col_const(const WindowValue *v, Datum col)
+cmp_col_const(const CacheWindowValue *v, Datum col)
 {
 	return DatumGetInt32(FunctionCall2Coll((FmgrInfo *) &v->cmp, v->spec->collid,
 										   col, v->value));
@@ -184,7 +184,7 @@ usable_index(BoundScan *bs)
 static Bound
 index_bound(BoundScan *bs, Relation index, int strategy, bool inclusive_hit)
 {
-	const WindowSpec *s = bs->v->spec;
+	const CacheWindowSpec *s = bs->v->spec;
 	bool		smaller = strategy == BTLessStrategyNumber ||
 	strategy == BTLessEqualStrategyNumber;
 	bool		desc = (index->rd_indoption[0] & INDOPTION_DESC) != 0;
@@ -211,7 +211,7 @@ index_bound(BoundScan *bs, Relation index, int strategy, bool inclusive_hit)
 			bound.value = value;
 			break;
 		}
-		if (++failed >= SFC_WINDOW_INDEX_ROWS)
+		if (++failed >= CACHE_WINDOW_INDEX_ROWS)
 		{
 			/* every row between c and this one failed: narrower, still true */
 			bound.kind = BOUND_EXCLUSIVE;
@@ -241,7 +241,7 @@ nearer(BoundScan *bs, Bound *b, Datum value, bool below, BoundKind kind)
 	b->value = copy_value(bs, value);
 }
 
-/* Both bounds in one pass; false past SFC_WINDOW_HEAP_ROWS rows. */
+/* Both bounds in one pass; false past CACHE_WINDOW_HEAP_ROWS rows. */
 static bool
 table_bounds(BoundScan *bs, Bound *lo, Bound *hi)
 {
@@ -256,7 +256,7 @@ table_bounds(BoundScan *bs, Bound *lo, Bound *hi)
 		Datum		value;
 		int			r;
 
-		if (++rows > SFC_WINDOW_HEAP_ROWS)
+		if (++rows > CACHE_WINDOW_HEAP_ROWS)
 		{
 			done = false;
 			break;
@@ -319,7 +319,7 @@ read_image(const char *windows, Size *pos, bool typbyval, uint32 *len)
 }
 
 static void
-append_window(StringInfo out, const WindowValue *v, WindowKind kind,
+append_window(StringInfo out, const CacheWindowValue *v, WindowKind kind,
 			  const Bound *lo, const Bound *hi, int16 collen, bool colbyval)
 {
 	WindowHeader h = {kind, lo->kind, hi->kind};
@@ -342,7 +342,7 @@ append_window(StringInfo out, const WindowValue *v, WindowKind kind,
 static WindowKind
 compute_window(BoundScan *bs, Bound *lo, Bound *hi)
 {
-	const WindowSpec *s = bs->v->spec;
+	const CacheWindowSpec *s = bs->v->spec;
 	bool		after = splits_after(s->strategy);
 	Relation	index;
 
@@ -367,7 +367,7 @@ compute_window(BoundScan *bs, Bound *lo, Bound *hi)
  * windows of its constants, into out (empty without windows).
  */
 void
-CacheWindowsCompute(const WindowProbe *probe, ParamListInfo params, Snapshot snapshot,
+CacheWindowsCompute(const CacheWindowProbe *probe, ParamListInfo params, Snapshot snapshot,
 					StringInfo out)
 {
 	EState	   *estate;
@@ -378,7 +378,7 @@ CacheWindowsCompute(const WindowProbe *probe, ParamListInfo params, Snapshot sna
 	estate->es_param_list_info = params;
 	for (int i = 0; i < probe->n; i++)
 	{
-		const WindowValue *v = &probe->values[i];
+		const CacheWindowValue *v = &probe->values[i];
 		BoundScan	bs = {v};
 		Bound		lo = {BOUND_OPEN, (Datum) 0};
 		Bound		hi = {BOUND_OPEN, (Datum) 0};
@@ -407,7 +407,7 @@ CacheWindowsCompute(const WindowProbe *probe, ParamListInfo params, Snapshot sna
 /* ---- at a lookup ---- */
 
 static bool
-inside(const WindowValue *v, Datum bound, BoundKind kind, bool lower)
+inside(const CacheWindowValue *v, Datum bound, BoundKind kind, bool lower)
 {
 	int			r;
 
@@ -420,7 +420,7 @@ inside(const WindowValue *v, Datum bound, BoundKind kind, bool lower)
 }
 
 static bool
-same_image(const WindowValue *v, Datum image, uint32 len)
+same_image(const CacheWindowValue *v, Datum image, uint32 len)
 {
 	Datum		value = v->value;
 
@@ -439,7 +439,7 @@ same_image(const WindowValue *v, Datum image, uint32 len)
  * procedures, which neither wait nor take locks.
  */
 bool
-CacheWindowsContain(const char *windows, Size len, WindowProbe *probe)
+CacheWindowsContain(const char *windows, Size len, CacheWindowProbe *probe)
 {
 	Size		pos = 0;
 	bool		other = false;
@@ -448,7 +448,7 @@ CacheWindowsContain(const char *windows, Size len, WindowProbe *probe)
 		return true;
 	for (int i = 0; i < probe->n; i++)
 	{
-		const WindowValue *v = &probe->values[i];
+		const CacheWindowValue *v = &probe->values[i];
 		WindowHeader h;
 		Datum		own;
 		uint32		own_len;
@@ -528,7 +528,7 @@ output_value(Oid type, Datum value)
 }
 
 static void
-append_bound(StringInfo buf, const WindowValue *v, const char *windows, Size *pos,
+append_bound(StringInfo buf, const CacheWindowValue *v, const char *windows, Size *pos,
 			 BoundKind kind, bool lower)
 {
 	int16		collen;
@@ -551,7 +551,7 @@ append_bound(StringInfo buf, const WindowValue *v, const char *windows, Size *po
 
 /* One line per windowed constant: "column op $n in [lo, hi)". */
 void
-CacheWindowsExplain(const WindowProbe *probe, const char *windows, Size len,
+CacheWindowsExplain(const CacheWindowProbe *probe, const char *windows, Size len,
 					ExplainState *es)
 {
 	Size		pos = 0;
@@ -561,7 +561,7 @@ CacheWindowsExplain(const WindowProbe *probe, const char *windows, Size len,
 		return;
 	for (int i = 0; i < probe->n && pos < len; i++)
 	{
-		const WindowValue *v = &probe->values[i];
+		const CacheWindowValue *v = &probe->values[i];
 		WindowHeader h;
 		StringInfoData buf;
 		uint32		own_len;

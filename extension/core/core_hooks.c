@@ -52,7 +52,7 @@
  *		database's results), then base (moves the database's extension
  *		epoch, so that other sessions read pg_extension again); at the
  *		commit of DROP DATABASE, cache then advice free what they hold of
- *		the dropped database (results, statement shapes, advice record).
+ *		the dropped database (results, statements, advice record).
  *
  * Subsystems that register with PostgreSQL's own registries (relcache and
  * syscache callbacks, custom scan methods, before_shmem_exit) do so in

@@ -37,7 +37,7 @@ SELECT sfcache.flush();
 SELECT entries FROM sfcache.stats;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT title FROM course WHERE id = 7;
 
--- Per statement shape: calls, hits, leader executions, distinct keys.
+-- Per statement: calls, hits, leader executions, distinct keys.
 SELECT sfcache.reset();
 SELECT title FROM course WHERE id = 1;
 SELECT title FROM course WHERE id = 1;

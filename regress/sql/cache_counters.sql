@@ -11,7 +11,7 @@ CREATE TABLE counted (id int PRIMARY KEY, payload text);
 INSERT INTO counted SELECT g, repeat('x', 10) FROM generate_series(1, 2000) g;
 ANALYZE counted;
 
--- The row of one statement shape, and whether calls is the sum.
+-- The row of one statement, and whether calls is the sum.
 CREATE FUNCTION counted_row(pattern text)
 RETURNS TABLE (calls bigint, hits bigint, coalesced bigint, leader_executions bigint,
 			   not_admitted bigint, window_hits bigint, bypasses bigint,

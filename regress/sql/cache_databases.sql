@@ -34,7 +34,7 @@ UPDATE plain_t SET v = 'w' WHERE id = 3;
 DEALLOCATE p;
 
 \c :regress_db
--- nothing moved, no statement shape was registered
+-- nothing moved, no statement was registered
 :read_stats \gset after_
 SELECT :after_hits - :before_hits AS hits, :after_misses - :before_misses AS misses,
 	:after_stores - :before_stores AS stores,

@@ -1,4 +1,4 @@
--- Keys (cache_key.c, cache_key_memo.c): a statement shape seen before is
+-- Keys (cache_key.c, cache_key_memo.c): a statement seen before is
 -- keyed from its memoized shape and its constants; statements that differ
 -- only in a constant, a typmod, a null or a type get different keys, also
 -- once the shape is memoized (the same query id, the same blanked tree).

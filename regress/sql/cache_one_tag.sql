@@ -1,4 +1,4 @@
--- One tag is enough (cache_depend.c): an occurrence restricted by equality
+-- One tag is enough (cache_tags.c): an occurrence restricted by equality
 -- on several tracked columns depends on one of them, the most selective by
 -- pg_statistic, not on the one with fewest values or the first conjunct.
 -- The statements are Django 3.2's (Notification.objects.filter(...).count():

@@ -37,7 +37,7 @@ SET ROLE sfc_teacher;
 SELECT note FROM secret;
 RESET ROLE;
 
--- other roles' statement shapes need pg_read_all_stats
+-- other roles' statements need pg_read_all_stats
 SET ROLE sfc_student;
 SELECT count(*) > 0 AS sees_own FROM sfcache.statements WHERE userid = 'sfc_student'::regrole;
 SELECT count(*) AS sees_others FROM sfcache.statements WHERE userid <> 'sfc_student'::regrole;

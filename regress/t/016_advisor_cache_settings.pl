@@ -1,4 +1,4 @@
-# sfcache-advisor's cache setting recommendations (advisor/cache_settings.c)
+# sfcache-advisor's cache setting recommendations (advisor/cache_key_settings.c)
 # on a recorded workload: a table written often and read with "=" (or IN)
 # against varying values gets its two most used such columns tracked; an
 # already tracked column, a constant that never varies, a table written once
@@ -187,7 +187,7 @@ is($node->safe_psql('app', $state), 'tracked.user_id:true / ',
 # A column with few distinct values is not tracked when a more selective
 # candidate is compared by every statement that compares it: the cache
 # depends on user_id only for WHERE user_id = .. AND status = ..
-# (cache_depend.c). Without statistics both would be (the rule needs
+# (cache_tags.c). Without statistics both would be (the rule needs
 # pg_stats).
 # a write rate needs writes a minute apart (sustained traffic, not one load)
 $node->safe_psql('app', a_minute_ago() . q{

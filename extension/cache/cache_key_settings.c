@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * cache_settings.c
+ * cache_key_settings.c
  *		The settings whose current values become part of every cache key,
  *		because a statement can compute a different value under them.
  *
@@ -171,7 +171,7 @@ append_string(StringInfo buf, const char *value)
 
 /* Append the current values of the settings listed above to buf. */
 void
-CacheSettingsAppend(StringInfo buf)
+CacheKeySettingsAppend(StringInfo buf)
 {
 	ScalarSettings s;
 

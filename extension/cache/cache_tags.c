@@ -1,6 +1,6 @@
 /*-------------------------------------------------------------------------
  *
- * cache_depend.c
+ * cache_tags.c
  *		What a cached result depends on, row by row: for each relation a
  *		statement reads, either all its rows, or only the rows whose
  *		tracked column equals one of some constants or parameters; and,
@@ -86,38 +86,38 @@ typedef struct ScopedQual
 	bool		equivalence;	/* may a Var = Var in it join two classes? */
 } ScopedQual;
 
-/* One relation's dependency, as collected. */
-typedef struct RelationDeps
+/* One relation's tags, as collected. */
+typedef struct RelationTags
 {
 	Oid			relid;
 	bool		whole;
 	List	   *tags;			/* of list(String attname, Integer hashproc,
 								 * Integer collid, value node) */
-} RelationDeps;
+} RelationTags;
 
-typedef struct DependContext
+typedef struct TagsContext
 {
-	List	   *relations;		/* RelationDeps */
-} DependContext;
+	List	   *relations;		/* RelationTags */
+} TagsContext;
 
-static void analyze_level(DependContext *ctx, Query *query, List *pushed);
+static void analyze_level(TagsContext *ctx, Query *query, List *pushed);
 
-static RelationDeps *
-relation_deps(DependContext *ctx, Oid relid)
+static RelationTags *
+relation_tags(TagsContext *ctx, Oid relid)
 {
 	ListCell   *lc;
-	RelationDeps *deps;
+	RelationTags *rtags;
 
 	foreach(lc, ctx->relations)
 	{
-		deps = lfirst(lc);
-		if (deps->relid == relid)
-			return deps;
+		rtags = lfirst(lc);
+		if (rtags->relid == relid)
+			return rtags;
 	}
-	deps = palloc0(sizeof(RelationDeps));
-	deps->relid = relid;
-	ctx->relations = lappend(ctx->relations, deps);
-	return deps;
+	rtags = palloc0(sizeof(RelationTags));
+	rtags->relid = relid;
+	ctx->relations = lappend(ctx->relations, rtags);
+	return rtags;
 }
 
 /* Every base range table entry under a join tree node. */
@@ -439,7 +439,7 @@ push_into_subquery(Query *sub, List *restrictions, Index rti)
 
 /* Sublinks and CTEs: query levels of their own. */
 static bool
-nested_query_walker(Node *node, DependContext *ctx)
+nested_query_walker(Node *node, TagsContext *ctx)
 {
 	if (node == NULL)
 		return false;
@@ -627,10 +627,10 @@ choice_better(const TagChoice *a, const TagChoice *b)
  * column has one of the values, in its old or new version.
  */
 static void
-relation_occurrence(DependContext *ctx, Query *query, RangeTblEntry *rte, Index rti,
+relation_occurrence(TagsContext *ctx, Query *query, RangeTblEntry *rte, Index rti,
 					List *restrictions)
 {
-	RelationDeps *deps = relation_deps(ctx, rte->relid);
+	RelationTags *rtags = relation_tags(ctx, rte->relid);
 	List	   *tracked = CacheTrackedColumnsOf(rte->relid);
 	TagChoice	best = {NIL};
 	List	   *own = list_copy(restrictions);
@@ -674,9 +674,9 @@ relation_occurrence(DependContext *ctx, Query *query, RangeTblEntry *rte, Index 
 			best = candidate;
 	}
 	if (best.tags == NIL)
-		deps->whole = true;
+		rtags->whole = true;
 	else
-		deps->tags = list_concat(deps->tags, best.tags);
+		rtags->tags = list_concat(rtags->tags, best.tags);
 }
 
 /*
@@ -685,7 +685,7 @@ relation_occurrence(DependContext *ctx, Query *query, RangeTblEntry *rte, Index 
  * restrictions on their columns pushed in, sublinks and CTEs on their own).
  */
 static void
-analyze_level(DependContext *ctx, Query *query, List *pushed)
+analyze_level(TagsContext *ctx, Query *query, List *pushed)
 {
 	List	   *restrictions = NIL;
 	List	   *classes = NIL;
@@ -710,24 +710,24 @@ analyze_level(DependContext *ctx, Query *query, List *pushed)
 }
 
 /*
- * When planned: the value dependencies of a statement, for its plan to
+ * When planned: the tags of a statement, for its plan to
  * keep (a list of list(Integer relid, tags...)); relations not in it
  * depend on all their rows.
  */
 List *
-CacheValueDependencies(Query *query)
+CacheStatementTags(Query *query)
 {
-	DependContext ctx = {NIL};
+	TagsContext ctx = {NIL};
 	List	   *result = NIL;
 	ListCell   *lc;
 
 	analyze_level(&ctx, query, NIL);
 	foreach(lc, ctx.relations)
 	{
-		RelationDeps *deps = lfirst(lc);
+		RelationTags *rtags = lfirst(lc);
 
-		if (!deps->whole && deps->tags != NIL)
-			result = lappend(result, lcons(makeInteger((int) deps->relid), deps->tags));
+		if (!rtags->whole && rtags->tags != NIL)
+			result = lappend(result, lcons(makeInteger((int) rtags->relid), rtags->tags));
 	}
 	return result;
 }
@@ -766,8 +766,8 @@ tag_value(Node *node, ParamListInfo params, Datum *value, bool *isnull)
  * cannot be read, depends on all its rows.
  */
 int
-CacheDependencyCounters(List *relids, List *value_deps, ParamListInfo params,
-						uint32 *counters)
+CacheResultCounters(List *relids, List *tags, ParamListInfo params,
+					uint32 *counters)
 {
 	int			n = 0;
 	int			remaining = list_length(relids);
@@ -782,7 +782,7 @@ CacheDependencyCounters(List *relids, List *value_deps, ParamListInfo params,
 		bool		ok = true;
 
 		remaining--;
-		foreach(ld, value_deps)
+		foreach(ld, tags)
 		{
 			if ((Oid) intVal(linitial(lfirst(ld))) == relid)
 				tags = list_delete_first(list_copy(lfirst(ld)));
@@ -798,7 +798,7 @@ CacheDependencyCounters(List *relids, List *value_deps, ParamListInfo params,
 				uint32		hash;
 
 				if (!tag_value(lfourth(tag), params, &value, &isnull) ||
-					n >= SFC_MAX_COUNTERS - remaining)
+					n >= CACHE_MAX_COUNTERS - remaining)
 				{
 					ok = false;
 					break;
