@@ -130,7 +130,7 @@ ADVISOR = advisor/sfcache-advisor
 ADVISOR_OBJS = \
 	advisor/main.o \
 	advisor/apply.o \
-	advisor/cache_key_settings.o \
+	advisor/cache_settings.o \
 	advisor/connect.o \
 	advisor/consolidate.o \
 	advisor/emit_django.o \

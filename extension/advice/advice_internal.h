@@ -239,7 +239,6 @@ extern bool AdviceUniqueServed(Oid relid, List *eq);
 
 /* advice_rules.c */
 extern List *AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c);
-extern void AdviceCandidateDdl(AdviceCandidate *c);
 
 /* advice_verify.c */
 extern List *AdviceVerify(AdviceContext *ctx);
@@ -286,7 +285,6 @@ extern List *AdviceCopyQuals(void);
 extern List *AdviceCopyStatements(void);
 extern List *AdviceCopyTables(void);
 extern void AdviceReset(void);
-extern bool AdviceMaySeeRole(Oid userid);
 
 /* The three tables of the record, as advice_persist.c saves them. */
 typedef enum AdviceRecordKind

@@ -56,6 +56,8 @@
 
 #include "advice/advice_internal.h"
 
+static void candidate_ddl(AdviceCandidate *c);
+
 #define ADVICE_STATUS_DISTINCT	16	/* at most this many values: a "status" */
 #define ADVICE_INCLUDE_MAX		3	/* INCLUDE columns at most */
 #define ADVICE_INCLUDE_WIDTH	48	/* their average width, bytes, at most */
@@ -389,7 +391,7 @@ AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c)
 
 		if (!v->gin && AdviceBtreeServed(v->relid, v->keys, v->pred != NIL))
 			continue;
-		AdviceCandidateDdl(v);
+		candidate_ddl(v);
 		v->windex = WhatifParseIndexDdl(v->ddl);
 		result = lappend(result, v);
 	}
@@ -464,8 +466,8 @@ advice_pred_sql(AdviceCandidate *c)
 }
 
 /* Set c->name and c->ddl: CREATE INDEX CONCURRENTLY IF NOT EXISTS ... */
-void
-AdviceCandidateDdl(AdviceCandidate *c)
+static void
+candidate_ddl(AdviceCandidate *c)
 {
 	StringInfoData name;
 	StringInfoData ddl;

@@ -386,19 +386,7 @@ AdviceStoreInvalidation(Oid relid)
 	LWLockRelease(advice_table_lock);
 }
 
-/*
- * May the current user see what userid's statements recorded?  As in
- * pg_stat_statements: one's own, or all with pg_read_all_stats.
- */
-bool
-AdviceMaySeeRole(Oid userid)
-{
-	Oid			me = GetUserId();
-
-	return userid == me || has_privs_of_role(me, ROLE_PG_READ_ALL_STATS);
-}
-
-/* Like AdviceMaySeeRole, with the catalog lookup done before any lock. */
+/* Like may_see_role, with the catalog lookup done before any lock. */
 static bool
 advice_visible(Oid userid, bool see_all)
 {

@@ -142,7 +142,6 @@ extern int	BusQueueTake(BusQueueEntry *out, int max);
 extern XLogRecPtr BusWatermark(void);
 extern void BusCount(BusCounter counter);
 extern void BusSetState(BusState state, const char *error);
-extern void BusAdvanceLsn(pg_atomic_uint64 *target, XLogRecPtr lsn);
 
 /* ---- messages (bus_msg.c) ---- */
 

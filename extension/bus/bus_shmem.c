@@ -91,16 +91,6 @@ BusCount(BusCounter counter)
 	pg_atomic_fetch_add_u64(&bus_shared->counters[counter], 1);
 }
 
-/* Raise *target to lsn if lower (several processes may race). */
-void
-BusAdvanceLsn(pg_atomic_uint64 *target, XLogRecPtr lsn)
-{
-	uint64		old = pg_atomic_read_u64(target);
-
-	while (old < lsn && !pg_atomic_compare_exchange_u64(target, &old, lsn))
-		;
-}
-
 /* The worker's state, as sfcache.bus shows it; error may be NULL. */
 void
 BusSetState(BusState state, const char *error)

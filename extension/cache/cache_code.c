@@ -89,8 +89,8 @@ allowed_by_setting(Oid funcid)
 }
 
 /* May a call of this function give another result for the same input? */
-bool
-CacheFunctionIsMutable(Oid funcid)
+static bool
+function_is_mutable(Oid funcid)
 {
 	return OidIsValid(funcid) &&
 		func_volatile(funcid) != PROVOLATILE_IMMUTABLE &&
@@ -100,7 +100,7 @@ CacheFunctionIsMutable(Oid funcid)
 static bool
 function_is_mutable_cb(Oid funcid, void *context)
 {
-	return CacheFunctionIsMutable(funcid);
+	return function_is_mutable(funcid);
 }
 
 /*
@@ -120,14 +120,14 @@ aggregate_is_mutable(Oid aggfnoid, List **types)
 	if (!HeapTupleIsValid(tup))
 		return false;			/* not an aggregate */
 	agg = (Form_pg_aggregate) GETSTRUCT(tup);
-	mutable = CacheFunctionIsMutable(agg->aggtransfn) ||
-		CacheFunctionIsMutable(agg->aggfinalfn) ||
-		CacheFunctionIsMutable(agg->aggcombinefn) ||
-		CacheFunctionIsMutable(agg->aggserialfn) ||
-		CacheFunctionIsMutable(agg->aggdeserialfn) ||
-		CacheFunctionIsMutable(agg->aggmtransfn) ||
-		CacheFunctionIsMutable(agg->aggminvtransfn) ||
-		CacheFunctionIsMutable(agg->aggmfinalfn) ||
+	mutable = function_is_mutable(agg->aggtransfn) ||
+		function_is_mutable(agg->aggfinalfn) ||
+		function_is_mutable(agg->aggcombinefn) ||
+		function_is_mutable(agg->aggserialfn) ||
+		function_is_mutable(agg->aggdeserialfn) ||
+		function_is_mutable(agg->aggmtransfn) ||
+		function_is_mutable(agg->aggminvtransfn) ||
+		function_is_mutable(agg->aggmfinalfn) ||
 		type_is_mutable(agg->aggtranstype, types);
 	ReleaseSysCache(tup);
 	return mutable;
@@ -152,7 +152,7 @@ operator_families_are_mutable(Oid opno)
 		{
 			Form_pg_amproc amproc = (Form_pg_amproc) GETSTRUCT(&procs->members[j]->tuple);
 
-			mutable = CacheFunctionIsMutable(amproc->amproc);
+			mutable = function_is_mutable(amproc->amproc);
 		}
 		ReleaseSysCacheList(procs);
 	}
@@ -174,7 +174,7 @@ operator_is_mutable(Oid opno, List **types)
 	if (!HeapTupleIsValid(tup))
 		return false;
 	op = (Form_pg_operator) GETSTRUCT(tup);
-	mutable = CacheFunctionIsMutable(op->oprcode) ||
+	mutable = function_is_mutable(op->oprcode) ||
 		type_is_mutable(op->oprleft, types) ||
 		type_is_mutable(op->oprright, types);
 	ReleaseSysCache(tup);
@@ -251,8 +251,8 @@ type_is_mutable(Oid typid, List **types)
 						   TYPECACHE_GT_OPR | TYPECACHE_CMP_PROC |
 						   TYPECACHE_HASH_PROC | TYPECACHE_HASH_EXTENDED_PROC |
 						   TYPECACHE_RANGE_INFO | TYPECACHE_MULTIRANGE_INFO);
-	if (CacheFunctionIsMutable(tc->cmp_proc) || CacheFunctionIsMutable(tc->hash_proc) ||
-		CacheFunctionIsMutable(tc->hash_extended_proc) ||
+	if (function_is_mutable(tc->cmp_proc) || function_is_mutable(tc->hash_proc) ||
+		function_is_mutable(tc->hash_extended_proc) ||
 		operator_is_mutable(tc->eq_opr, types) ||
 		operator_is_mutable(tc->lt_opr, types) ||
 		operator_is_mutable(tc->gt_opr, types))
@@ -260,9 +260,9 @@ type_is_mutable(Oid typid, List **types)
 	if (typtype == TYPTYPE_COMPOSITE)
 		return composite_is_mutable(typid, types);
 	if (tc->rngelemtype != NULL &&
-		(CacheFunctionIsMutable(tc->rng_cmp_proc_finfo.fn_oid) ||
-		 CacheFunctionIsMutable(tc->rng_canonical_finfo.fn_oid) ||
-		 CacheFunctionIsMutable(tc->rng_subdiff_finfo.fn_oid) ||
+		(function_is_mutable(tc->rng_cmp_proc_finfo.fn_oid) ||
+		 function_is_mutable(tc->rng_canonical_finfo.fn_oid) ||
+		 function_is_mutable(tc->rng_subdiff_finfo.fn_oid) ||
 		 type_is_mutable(tc->rngelemtype->type_id, types)))
 		return true;
 	if (tc->rngtype != NULL && type_is_mutable(tc->rngtype->type_id, types))
@@ -354,8 +354,8 @@ CacheNodeRunsMutableCode(Node *node, List **types)
 		case T_SortGroupClause:
 			return sort_group_is_mutable((SortGroupClause *) node, types);
 		case T_WindowClause:
-			return CacheFunctionIsMutable(((WindowClause *) node)->startInRangeFunc) ||
-				CacheFunctionIsMutable(((WindowClause *) node)->endInRangeFunc);
+			return function_is_mutable(((WindowClause *) node)->startInRangeFunc) ||
+				function_is_mutable(((WindowClause *) node)->endInRangeFunc);
 		case T_SetOperationStmt:
 			foreach(lc, ((SetOperationStmt *) node)->groupClauses)
 			{

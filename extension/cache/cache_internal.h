@@ -73,7 +73,6 @@ typedef struct CacheKey
 	uint64		lo;
 } CacheKey;
 
-extern CacheKey CacheKeyForQuery(Query *query);
 
 /* The Consts of a query tree, blanked while its shape is keyed. */
 typedef struct CacheKeyConsts
@@ -188,7 +187,6 @@ extern CacheBypass CacheCheckStandby(List *relids);
 
 /* ---- the code a statement runs (cache_code.c) ---- */
 
-extern bool CacheFunctionIsMutable(Oid funcid);
 extern bool CacheNodeRunsMutableCode(Node *node, List **types);
 extern List *CacheFunctionsExecutedBy(Query *query);
 extern void CacheCheckFunctionsExecutable(List *funcids);
@@ -220,7 +218,6 @@ extern void CacheInheritanceEpochBump(void);
 /* ---- invalidation by key values (cache_tracked.c, cache_tags.c) ---- */
 
 extern bool CacheIsCaptureFunction(Oid fnoid);
-extern List *CacheTrackedColumns(Relation rel);
 extern List *CacheTrackedColumnsOf(Oid relid);
 extern bool CacheColumnIsTracked(List *columns, const char *attname);
 extern char *CacheColumnUntrackable(Oid relid, const char *attname);
@@ -252,7 +249,6 @@ typedef struct CacheGenSnapshot
 } CacheGenSnapshot;
 
 extern const SfcShmemPart CacheInvalShmemPart;
-extern uint32 CacheGenSlotFor(Oid dbid, Oid relid);
 extern uint32 CacheAnyRowCounter(Oid relid);
 extern uint32 CacheWholeRelationCounter(Oid relid);
 extern uint32 CacheTagCounter(Oid relid, const char *attname, uint32 valuehash);
@@ -502,7 +498,6 @@ typedef struct CacheScanPrivate
 extern const CustomScanMethods cache_scan_plan_methods;
 
 extern List *CacheScanPrivateToList(const CacheScanPrivate *priv);
-extern void CacheScanPrivateFromList(List *list, CacheScanPrivate *priv);
 
 /* cache_run.c: running the saved query and keeping its rows (the result receiver) */
 
@@ -520,7 +515,6 @@ typedef struct CacheResultReceiver
 } CacheResultReceiver;
 
 extern CacheResultReceiver *CacheResultReceiverCreate(Size limit);
-extern bool CacheTypeHasFixedText(Oid type);
 
 /* cache_scan.c: the scan as cache_replay.c drives it */
 extern bool CacheScanIsCacheScan(PlanState *planstate);

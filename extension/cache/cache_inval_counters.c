@@ -80,8 +80,8 @@ typedef struct InvalShared
 static InvalShared *inval = NULL;
 
 /* The generation slot of a relation of any database. */
-uint32
-CacheGenSlotFor(Oid dbid, Oid relid)
+static uint32
+gen_slot_for(Oid dbid, Oid relid)
 {
 	return hash_combine(hash_uint32(dbid), hash_uint32(relid)) % CACHE_GEN_SLOTS;
 }
@@ -89,7 +89,7 @@ CacheGenSlotFor(Oid dbid, Oid relid)
 static uint32
 slot_for(Oid relid)
 {
-	return CacheGenSlotFor(MyDatabaseId, relid);
+	return gen_slot_for(MyDatabaseId, relid);
 }
 
 /* The counter an entry watches when it depends on every row of a relation. */
@@ -288,13 +288,13 @@ CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids,
 	if (replay_needed != InvalidXLogRecPtr)
 	{
 		for (int i = 0; i < nrelids; i++)
-			advance_lsn(&inval->replay_needed[CacheGenSlotFor(dbid, relids[i])],
+			advance_lsn(&inval->replay_needed[gen_slot_for(dbid, relids[i])],
 						replay_needed);
 		pg_memory_barrier();
 	}
 	for (int i = 0; i < nrelids; i++)
 	{
-		uint32		slot = CacheGenSlotFor(dbid, relids[i]);
+		uint32		slot = gen_slot_for(dbid, relids[i]);
 
 		/* tags do not travel: results over any value of the relation drop */
 		pg_atomic_fetch_add_u64(&inval->counters[ANY_ROW_COUNTER(slot)].gen, 1);

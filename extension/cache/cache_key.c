@@ -253,21 +253,6 @@ CacheKeyCombine(CacheKey shape, const CacheKeyConsts *consts, const Bitmapset *w
 	return key;
 }
 
-/* The key of a query tree, constants included, parameters not. */
-CacheKey
-CacheKeyForQuery(Query *query)
-{
-	CacheKeyConsts consts;
-	CacheKey	shape;
-
-	CacheKeyConstsBlank(query, &consts);
-	shape = CacheKeyShape(query, &consts);
-	CacheKeyConstsRestore(&consts);
-	shape = CacheKeyCombine(shape, &consts, NULL);
-	CacheKeyConstsFree(&consts);
-	return shape;
-}
-
 static void
 append_param(StringInfo buf, ParamExternData *prm, bool windowed)
 {

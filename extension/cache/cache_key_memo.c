@@ -69,7 +69,7 @@ memo_insert(uint32 text_hash, Query *query, CacheKey key)
 	e->text_hash = text_hash;
 }
 
-/* A statement with no candidate hash: keyed as CacheKeyForQuery() does. */
+/* A statement with no candidate hash: keyed from its tree alone, constants included. */
 static CacheKey
 key_unmemoized(Query *query, const Bitmapset *windowed)
 {
@@ -85,8 +85,9 @@ key_unmemoized(Query *query, const Bitmapset *windowed)
 }
 
 /*
- * The key of an analyzed statement, as CacheKeyForQuery() computes it but
- * with the windowed constants (walk places, cache_window.c) marked only;
+ * The key of an analyzed statement (cache_key.c: its shape, then its
+ * constants), with the windowed constants (walk places, cache_window.c)
+ * marked only;
  * stmt_text and len are the statement's own source text (NULL when
  * unknown).
  */

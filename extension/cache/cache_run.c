@@ -8,7 +8,7 @@
  *		once they do not.
  *
  * When every column is of a type whose text output depends on the value
- * alone (CacheTypeHasFixedText: no setting, no catalog lookup, no locale),
+ * alone (type_has_fixed_text: no setting, no catalog lookup, no locale),
  * the rows are also rendered as the bodies of the DataRow messages
  * printtup would send with every column in text, before any conversion
  * to the client's encoding; a hit replays them to a client that asked for
@@ -57,8 +57,8 @@ start_spilling(CacheResultReceiver *rr)
  * (DateStyle, extra_float_digits, bytea_output, ...), no catalog (enum
  * labels, regclass), no locale. Exact types only, no domains.
  */
-bool
-CacheTypeHasFixedText(Oid type)
+static bool
+type_has_fixed_text(Oid type)
 {
 	switch (type)
 	{
@@ -167,7 +167,7 @@ result_startup(DestReceiver *self, int operation, TupleDesc typeinfo)
 	{
 		Form_pg_attribute att = TupleDescAttr(typeinfo, i);
 
-		if (att->attisdropped || !CacheTypeHasFixedText(att->atttypid))
+		if (att->attisdropped || !type_has_fixed_text(att->atttypid))
 			rr->text_rows = false;
 	}
 	if (rr->text_rows)

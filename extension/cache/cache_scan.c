@@ -112,8 +112,8 @@ CacheScanPrivateToList(const CacheScanPrivate *priv)
 				   CacheWindowSpecsToList(priv->windows));
 }
 
-void
-CacheScanPrivateFromList(List *list, CacheScanPrivate *priv)
+static void
+scan_private_from_list(List *list, CacheScanPrivate *priv)
 {
 	List	   *key = lsecond(list);
 	List	   *oids = lthird(list);
@@ -142,7 +142,7 @@ create_scan_state(CustomScan *cscan)
 
 	NodeSetTag(state, T_CustomScanState);
 	state->css.methods = &cache_scan_exec_methods;
-	CacheScanPrivateFromList(cscan->custom_private, &state->priv);
+	scan_private_from_list(cscan->custom_private, &state->priv);
 	return (Node *) state;
 }
 

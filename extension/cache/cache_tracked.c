@@ -99,8 +99,8 @@ trigger_captures_every_row(const Trigger *trig)
  * The tracked columns of an open relation, as a list of palloc'd names
  * (NIL when no capture trigger is active).
  */
-List *
-CacheTrackedColumns(Relation rel)
+static List *
+tracked_columns(Relation rel)
 {
 	TriggerDesc *trigdesc = rel->trigdesc;
 	List	   *columns = NIL;
@@ -128,13 +128,13 @@ List *
 CacheTrackedColumnsOf(Oid relid)
 {
 	Relation	rel = relation_open(relid, AccessShareLock);
-	List	   *columns = CacheTrackedColumns(rel);
+	List	   *columns = tracked_columns(rel);
 
 	relation_close(rel, NoLock);
 	return columns;
 }
 
-/* Is attname among columns (a list from CacheTrackedColumns)? */
+/* Is attname among columns (a list from tracked_columns)? */
 bool
 CacheColumnIsTracked(List *columns, const char *attname)
 {

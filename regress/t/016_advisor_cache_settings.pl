@@ -1,4 +1,4 @@
-# sfcache-advisor's cache setting recommendations (advisor/cache_key_settings.c)
+# sfcache-advisor's cache setting recommendations (advisor/cache_settings.c)
 # on a recorded workload: a table written often and read with "=" (or IN)
 # against varying values gets its two most used such columns tracked; an
 # already tracked column, a constant that never varies, a table written once
