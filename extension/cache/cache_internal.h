@@ -222,7 +222,7 @@ extern List *CacheTrackedColumnsOf(Oid relid);
 extern bool CacheColumnIsTracked(List *columns, const char *attname);
 extern char *CacheColumnUntrackable(Oid relid, const char *attname);
 extern List *CacheStatementTags(Query *query);
-extern int	CacheResultCounters(List *relids, List *tags,
+extern int	CacheResultCounters(List *relids, List *statement_tags,
 								ParamListInfo params, uint32 *counters);
 
 /* ---- relation settings (cache_relation_settings.c) ---- */

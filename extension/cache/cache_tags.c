@@ -766,7 +766,7 @@ tag_value(Node *node, ParamListInfo params, Datum *value, bool *isnull)
  * cannot be read, depends on all its rows.
  */
 int
-CacheResultCounters(List *relids, List *tags, ParamListInfo params,
+CacheResultCounters(List *relids, List *statement_tags, ParamListInfo params,
 					uint32 *counters)
 {
 	int			n = 0;
@@ -782,7 +782,7 @@ CacheResultCounters(List *relids, List *tags, ParamListInfo params,
 		bool		ok = true;
 
 		remaining--;
-		foreach(ld, tags)
+		foreach(ld, statement_tags)
 		{
 			if ((Oid) intVal(linitial(lfirst(ld))) == relid)
 				tags = list_delete_first(list_copy(lfirst(ld)));

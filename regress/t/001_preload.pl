@@ -47,7 +47,8 @@ is($node->safe_psql('postgres', 'SELECT sfcache.version()'),
 
 # The isolation tests' pause points are refused on a server not started
 # for sfcache's tests (sfcache.enable_test_holds), and hidden from SHOW ALL.
-my ($ret, $out, $err) = $node->psql('postgres', 'SET sfcache.test_hold_leader_lock = 42');
+my ($out, $err);
+($ret, $out, $err) = $node->psql('postgres', 'SET sfcache.test_hold_leader_lock = 42');
 isnt($ret, 0, 'sfcache.test_hold_* is refused outside the test configuration');
 like($err, qr/ERROR:  the sfcache.test_hold_\* settings are for sfcache's own tests\nHINT:  They need sfcache.enable_test_holds = on at server start/,
 	'with a message that says why');
