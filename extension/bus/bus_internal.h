@@ -29,6 +29,7 @@
 
 #define BUS_NAME_LEN 64			/* node names */
 #define BUS_MAX_RELS 32			/* more relations travel as "global" */
+#define BUS_MAX_TAGS CACHE_MAX_COMMIT_TAGS	/* tags of one message */
 #define BUS_QUEUE_LEN 1024		/* commits waiting for the worker */
 #define BUS_MAX_PEERS 32		/* other nodes remembered */
 #define BUS_ERROR_LEN 160
@@ -79,6 +80,10 @@ typedef struct BusQueueEntry
 	int			nrelids;
 	XLogRecPtr	lsn;
 	Oid			relids[BUS_MAX_RELS];
+	int			nrow_relids;	/* written by captured rows: tags below */
+	Oid			row_relids[BUS_MAX_RELS];
+	int			ntags;
+	CacheTag	tags[BUS_MAX_TAGS];
 } BusQueueEntry;
 
 /* Another node, as its messages and its liveness key describe it. */
@@ -167,6 +172,10 @@ typedef struct BusMsg
 	XLogRecPtr	lsn;
 	int			nrelids;
 	Oid			relids[BUS_MAX_RELS];
+	int			nrow_relids;	/* R: written by captured rows, with tags */
+	Oid			row_relids[BUS_MAX_RELS];
+	int			ntags;
+	CacheTag	tags[BUS_MAX_TAGS];
 } BusMsg;
 
 extern char *BusMsgFormat(const BusMsg *msg);

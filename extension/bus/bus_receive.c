@@ -14,7 +14,9 @@
  *	  sequence (a heartbeat repeats the last sequence sent, so a lost last
  *	  message shows too), flush everything: we cannot know what was lost;
  *	- a sequence already seen is a duplicate, skipped;
- *	- otherwise R bumps the relations' generations, D and F everything.
+ *	- otherwise R bumps the relations' generations (those written by
+ *	  captured rows only for the tags it lists, as where it committed), D
+ *	  and F everything.
  * Each bump carries the commit's LSN (for a flush, the larger of the
  * sender's highest published commit LSN and its watermark: a lost
  * message's commit lies before the first, a commit never published (made
@@ -191,6 +193,8 @@ apply(const BusMsg *msg, bool same_cluster)
 		return;
 	}
 	CacheInvalidateRelationsOf(msg->dbid, msg->nrelids, msg->relids, msg->lsn);
+	CacheInvalidateRowsOf(msg->dbid, msg->nrow_relids, msg->row_relids,
+						  msg->ntags, msg->tags, msg->lsn);
 }
 
 /* The worker: one message from the channel. */

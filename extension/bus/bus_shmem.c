@@ -130,10 +130,17 @@ enqueue(const CacheCommitInfo *info)
 	e = &bus_shared->queue[bus_shared->head % BUS_QUEUE_LEN];
 	e->dbid = info->dbid;
 	e->lsn = info->commit_lsn;
-	e->everything = info->everything || info->nrelids > BUS_MAX_RELS;
+	e->everything = info->everything ||
+		info->nrelids + info->nrow_relids > BUS_MAX_RELS;
 	e->nrelids = e->everything ? 0 : info->nrelids;
 	if (e->nrelids > 0)
 		memcpy(e->relids, info->relids, sizeof(Oid) * e->nrelids);
+	e->nrow_relids = e->everything ? 0 : info->nrow_relids;
+	e->ntags = e->nrow_relids > 0 ? info->ntags : 0;
+	if (e->nrow_relids > 0)
+		memcpy(e->row_relids, info->row_relids, sizeof(Oid) * e->nrow_relids);
+	if (e->ntags > 0)
+		memcpy(e->tags, info->tags, sizeof(CacheTag) * e->ntags);
 	bus_shared->head++;
 	latch = bus_shared->worker_latch;
 	LWLockRelease(bus_shared->lock);

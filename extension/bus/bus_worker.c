@@ -187,6 +187,10 @@ publish_queue(char *error)
 			msg.watermark = last_watermark;
 			msg.nrelids = batch[i].nrelids;
 			memcpy(msg.relids, batch[i].relids, sizeof(Oid) * msg.nrelids);
+			msg.nrow_relids = batch[i].nrow_relids;
+			memcpy(msg.row_relids, batch[i].row_relids, sizeof(Oid) * msg.nrow_relids);
+			msg.ntags = batch[i].ntags;
+			memcpy(msg.tags, batch[i].tags, sizeof(CacheTag) * msg.ntags);
 			if (!publish(&msg, error))
 			{
 				/* lost with the rest of the batch: peers flush on our return */

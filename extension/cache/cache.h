@@ -85,6 +85,27 @@ typedef enum CacheCommitPhase
 	CACHE_COMMIT_ABORTED
 } CacheCommitPhase;
 
+/*
+ * A tag as it travels to another node: the relation, a hash of the tracked
+ * column's name and the value's hash (cache_tags.c). The node's database
+ * and the counter it maps to are the receiver's to add.
+ */
+typedef struct CacheTag
+{
+	Oid			relid;
+	uint32		column_hash;
+	uint32		value_hash;
+} CacheTag;
+
+/*
+ * What a commit invalidated (DONE only): everything; or relids, whose
+ * results all drop, and row_relids, written by rows that were all
+ * captured, whose results restricted on tracked values drop only for the
+ * tags listed (at most CACHE_MAX_COMMIT_TAGS; beyond, the commit lists
+ * those relations in relids instead).
+ */
+#define CACHE_MAX_COMMIT_TAGS 64
+
 typedef struct CacheCommitInfo
 {
 	Oid			dbid;
@@ -92,6 +113,10 @@ typedef struct CacheCommitInfo
 	bool		everything;		/* DONE only: everything is invalidated */
 	int			nrelids;		/* DONE only */
 	const Oid  *relids;
+	int			nrow_relids;	/* DONE only */
+	const Oid  *row_relids;
+	int			ntags;			/* DONE only */
+	const CacheTag *tags;
 } CacheCommitInfo;
 
 typedef void (*CacheCommitCallback) (CacheCommitPhase phase,
@@ -159,10 +184,15 @@ extern void CacheRegisterStandbyCheck(CacheStandbyCheck check);
 /*
  * cache_inval_counters.c: another node's commits (the Redis bus), with the
  * commit's LSN (InvalidXLogRecPtr if none): a standby serves and stores
- * results over these relations again once replayed past it.
+ * results over these relations again once replayed past it. Relations
+ * whose results all drop, or (CacheInvalidateRowsOf) relations written by
+ * captured rows, with the tags those rows held, as CacheCommitInfo has them.
  */
 extern void CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids,
 									   XLogRecPtr replay_needed);
+extern void CacheInvalidateRowsOf(Oid dbid, int nrelids, const Oid *relids,
+								  int ntags, const CacheTag *tags,
+								  XLogRecPtr replay_needed);
 extern void CacheInvalidateAllNow(XLogRecPtr replay_needed);
 extern int	CacheSlotsAwaitingReplay(XLogRecPtr replay, XLogRecPtr *replay_needed_all);
 

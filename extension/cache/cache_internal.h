@@ -252,6 +252,7 @@ extern const SfcShmemPart CacheInvalShmemPart;
 extern uint32 CacheAnyRowCounter(Oid relid);
 extern uint32 CacheWholeRelationCounter(Oid relid);
 extern uint32 CacheTagCounter(Oid relid, const char *attname, uint32 valuehash);
+extern uint32 CacheTagColumnHash(const char *attname);
 extern bool CacheGenSnapshotTake(const uint32 *counters, int ncounters, CacheGenSnapshot *snap);
 extern bool CacheGenSnapshotIsCurrent(const CacheGenSnapshot *snap);
 extern bool CacheGensAreCurrent(uint64 global_gen, int nslots, const uint32 *slots,
@@ -274,6 +275,8 @@ extern const CacheCounterSet *CacheWrittenCounters(void);
 extern bool CacheWroteGlobal(void);
 extern List *CacheWrittenRelations(void);
 extern List *CachePlanChangedRelations(void);
+extern List *CacheWholeRelations(void);
+extern const CacheTag *CacheWrittenTags(int *ntags);
 extern void CacheForgetWrites(void);
 
 /* ---- the commit protocol (cache_inval_commit.c), for COMMIT PREPARED ---- */

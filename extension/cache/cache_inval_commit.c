@@ -97,12 +97,40 @@ report_invalidations(void)
 	}
 }
 
+/*
+ * What a commit invalidated, for another node: the relations whose results
+ * all drop (written whole, or whose plans changed), and those written by
+ * captured rows only with the tags the rows held; all of them whole when
+ * the tags did not fit.
+ */
+static void
+commit_invalidations(List **whole, List **by_rows, const CacheTag **tags, int *ntags)
+{
+	ListCell   *lc;
+
+	*tags = CacheWrittenTags(ntags);
+	*whole = list_copy(CachePlanChangedRelations());
+	*by_rows = NIL;
+	foreach(lc, CacheWrittenRelations())
+	{
+		Oid			relid = lfirst_oid(lc);
+
+		if (*ntags < 0 || list_member_oid(CacheWholeRelations(), relid))
+			*whole = list_append_unique_oid(*whole, relid);
+		else if (!list_member_oid(*whole, relid))
+			*by_rows = lappend_oid(*by_rows, relid);
+	}
+	if (*ntags < 0)
+		*ntags = 0;
+}
+
 /* Tell the commit callbacks a commit (or its abort) begins or ended. */
 static void
 announce_commit(CacheCommitPhase phase)
 {
 	CacheCommitInfo info = {0};
-	List	   *rels = NIL;
+	List	   *whole = NIL;
+	List	   *by_rows = NIL;
 
 	if (n_commit_callbacks == 0)
 		return;
@@ -115,16 +143,18 @@ announce_commit(CacheCommitPhase phase)
 		/* a commit without a transaction id (COMMIT PREPARED) has no record */
 		info.commit_lsn = TransactionIdIsValid(GetTopTransactionIdIfAny()) ?
 			XactLastCommitEnd : GetXLogInsertRecPtr();
-		rels = list_concat_unique_oid(list_copy(CacheWrittenRelations()),
-									  CachePlanChangedRelations());
+		commit_invalidations(&whole, &by_rows, &info.tags, &info.ntags);
 		info.everything = CacheWroteGlobal();
-		info.nrelids = list_length(rels);
-		info.relids = rels ? &linitial_oid(rels) : NULL;
+		info.nrelids = list_length(whole);
+		info.relids = whole ? &linitial_oid(whole) : NULL;
+		info.nrow_relids = list_length(by_rows);
+		info.row_relids = by_rows ? &linitial_oid(by_rows) : NULL;
 	}
 	info.dbid = MyDatabaseId;
 	for (int i = 0; i < n_commit_callbacks; i++)
 		commit_callbacks[i] (phase, &info);
-	list_free(rels);
+	list_free(whole);
+	list_free(by_rows);
 }
 
 /* The transaction ended: forget its writes and what its commit did. */

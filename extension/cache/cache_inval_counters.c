@@ -110,14 +110,27 @@ CacheWholeRelationCounter(Oid relid)
  * The counter of the rows of relid whose column attname has a value
  * hashing (with the column type's default hash opclass) to valuehash.
  */
+static uint32
+tag_counter(Oid dbid, Oid relid, uint32 column_hash, uint32 value_hash)
+{
+	uint32		h = hash_combine(hash_uint32(dbid), hash_uint32(relid));
+
+	h = hash_combine(h, column_hash);
+	h = hash_combine(h, value_hash);
+	return TAG_COUNTER(h % CACHE_TAG_SLOTS);
+}
+
+/* The hash of a tracked column's name, as tags carry it. */
+uint32
+CacheTagColumnHash(const char *attname)
+{
+	return hash_bytes((const unsigned char *) attname, strlen(attname));
+}
+
 uint32
 CacheTagCounter(Oid relid, const char *attname, uint32 valuehash)
 {
-	uint32		h = hash_combine(hash_uint32(MyDatabaseId), hash_uint32(relid));
-
-	h = hash_combine(h, hash_bytes((const unsigned char *) attname, strlen(attname)));
-	h = hash_combine(h, valuehash);
-	return TAG_COUNTER(h % CACHE_TAG_SLOTS);
+	return tag_counter(MyDatabaseId, relid, CacheTagColumnHash(attname), valuehash);
 }
 
 /* Pure: the generation and in-flight counters. */
@@ -296,10 +309,35 @@ CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids,
 	{
 		uint32		slot = gen_slot_for(dbid, relids[i]);
 
-		/* tags do not travel: results over any value of the relation drop */
+		/* every result over the relation drops, whatever its tags */
 		pg_atomic_fetch_add_u64(&inval->counters[ANY_ROW_COUNTER(slot)].gen, 1);
 		pg_atomic_fetch_add_u64(&inval->counters[WHOLE_COUNTER(slot)].gen, 1);
 	}
+}
+
+/*
+ * Bump, as another node's commit reported them, the "any row" counters of
+ * relations written by rows that were all captured and the tags of those
+ * rows: results restricted on other values of the relations stay (the
+ * same bumps as that commit made where it ran).
+ */
+void
+CacheInvalidateRowsOf(Oid dbid, int nrelids, const Oid *relids,
+					  int ntags, const CacheTag *tags, XLogRecPtr replay_needed)
+{
+	if (replay_needed != InvalidXLogRecPtr)
+	{
+		for (int i = 0; i < nrelids; i++)
+			advance_lsn(&inval->replay_needed[gen_slot_for(dbid, relids[i])],
+						replay_needed);
+		pg_memory_barrier();
+	}
+	for (int i = 0; i < nrelids; i++)
+		pg_atomic_fetch_add_u64(&inval->counters[ANY_ROW_COUNTER(gen_slot_for(dbid, relids[i]))].gen, 1);
+	for (int i = 0; i < ntags; i++)
+		pg_atomic_fetch_add_u64(&inval->counters[tag_counter(dbid, tags[i].relid,
+															 tags[i].column_hash,
+															 tags[i].value_hash)].gen, 1);
 }
 
 /* Bump the global generation now: every result is stale (see above). */

@@ -48,6 +48,15 @@ static List *captured = NIL;
 static CacheCounterSet written_counters = {NULL};
 static int	written_tags = 0;
 static bool tags_overflowed = false;
+
+/*
+ * The tags the commit bumps, as another node needs them (the Redis bus):
+ * up to CACHE_MAX_COMMIT_TAGS; beyond, commit_tags_full, and the commit
+ * reports its captured relations as written whole.
+ */
+static CacheTag commit_tags[CACHE_MAX_COMMIT_TAGS];
+static int	n_commit_tags = 0;
+static bool commit_tags_full = false;
 static bool written_global = false;
 
 /* A relation whose rows this transaction captured, and what that touches. */
@@ -345,8 +354,18 @@ CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash)
 	{
 		uint32		counter = CacheTagCounter(lfirst_oid(lc), attname, valuehash);
 
-		if (note_counter(counter))
-			written_tags++;
+		if (!note_counter(counter))
+			continue;
+		written_tags++;
+		if (n_commit_tags < CACHE_MAX_COMMIT_TAGS)
+		{
+			commit_tags[n_commit_tags].relid = lfirst_oid(lc);
+			commit_tags[n_commit_tags].column_hash = CacheTagColumnHash(attname);
+			commit_tags[n_commit_tags].value_hash = valuehash;
+			n_commit_tags++;
+		}
+		else
+			commit_tags_full = true;
 	}
 
 	if (written_tags > cache_max_tags_per_transaction)
@@ -452,6 +471,24 @@ CachePlanChangedRelations(void)
 	return plan_changed_relids;
 }
 
+/* Those of CacheWrittenRelations() written whole (rows not all captured). */
+List *
+CacheWholeRelations(void)
+{
+	return whole_relids;
+}
+
+/*
+ * The tags its commit bumps (a counter once), or NULL with *ntags = -1 when
+ * they did not all fit: then its relations written by rows count whole.
+ */
+const CacheTag *
+CacheWrittenTags(int *ntags)
+{
+	*ntags = commit_tags_full ? -1 : n_commit_tags;
+	return commit_tags_full ? NULL : commit_tags;
+}
+
 /* At the end of the transaction: forget what it wrote. */
 void
 CacheForgetWrites(void)
@@ -471,5 +508,7 @@ CacheForgetWrites(void)
 	CacheCounterSetReset(&written_counters);
 	written_tags = 0;
 	tags_overflowed = false;
+	n_commit_tags = 0;
+	commit_tags_full = false;
 	written_global = false;
 }

@@ -3,7 +3,8 @@
 # (another cluster) on the same channel.
 #  - the standby caches, and once it has replayed a write's LSN never
 #    returns the result from before the write;
-#  - a write invalidates the standby's results over that table only;
+#  - a write invalidates the standby's results over that table only, and
+#    with a tracked column only those for the values it wrote;
 #  - two primaries invalidate each other;
 #  - Redis killed: no query fails, the standby bypasses, the primary keeps
 #    caching; Redis back: the bus resumes with a flush;
@@ -135,6 +136,32 @@ wait_caching('after the write');
 $hits = cstat($standby, 'hits');
 is($standby->safe_psql('postgres', $q_lesson), 'l0', 'lesson read');
 is(cstat($standby, 'hits'), $hits + 1, 'lesson is still a hit: only course was invalidated');
+
+# ---- per value on the standby too: with student_id tracked, a write for
+# student 5 leaves the standby's results for student 7 (the commit's tags
+# travel in an sfc2 message)
+$primary->safe_psql('postgres', q{
+	CREATE TABLE enrollment (student_id int, course_id int);
+	INSERT INTO enrollment SELECT s, c FROM generate_series(1, 9) s, generate_series(1, 3) c;
+	SELECT sfcache.track('enrollment', 'student_id');
+});
+my $q_student5 = 'SELECT count(*) FROM enrollment WHERE student_id = 5';
+my $q_student7 = 'SELECT count(*) FROM enrollment WHERE student_id = 7';
+is(read_after($primary->lsn('insert'), $q_student5), '3', 'student 5 read on the standby');
+wait_caching('before the per-value check');
+$standby->safe_psql('postgres', $_) for ($q_student5, $q_student5, $q_student7, $q_student7);
+my $rows_before = bus($standby, 'received');
+$primary->safe_psql('postgres', 'INSERT INTO enrollment VALUES (5, 4)');
+ok(wait_counter($standby, 'received', $rows_before), 'the write reached the standby');
+is(read_after($primary->lsn('insert'), $q_student5), '4', 'student 5 changed on the standby');
+wait_caching('after the per-value write');
+$hits = cstat($standby, 'hits');
+is($standby->safe_psql('postgres', $q_student7), '3', 'student 7 read on the standby');
+is(cstat($standby, 'hits'), $hits + 1, 'student 7 is still a hit: only student 5\'s tag was invalidated');
+is($standby->safe_psql('postgres', $q_student5), '4', 'student 5 read again');
+$hits = cstat($standby, 'hits');
+is($standby->safe_psql('postgres', $q_student5), '4', 'and again');
+is(cstat($standby, 'hits'), $hits + 1, 'its new result is stored and served');
 
 # ---- the message arrives before the standby replays its commit: a result
 # computed meanwhile (the old value, right for its snapshot) is not stored
