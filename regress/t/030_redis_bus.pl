@@ -163,6 +163,23 @@ $hits = cstat($standby, 'hits');
 is($standby->safe_psql('postgres', $q_student5), '4', 'and again');
 is(cstat($standby, 'hits'), $hits + 1, 'its new result is stored and served');
 
+# ---- more tags than a message carries (64): the relation travels whole,
+# and student 7's result drops too
+$standby->safe_psql('postgres', $q_student7) for 1 .. 2;
+$rows_before = bus($standby, 'received');
+$primary->safe_psql('postgres',
+	'INSERT INTO enrollment SELECT s, 1 FROM generate_series(100, 170) s');
+my $big_lsn = $primary->lsn('insert');
+ok(wait_counter($standby, 'received', $rows_before), 'the big write reached the standby');
+ok( $standby->poll_query_until('postgres',
+		"SELECT pg_last_wal_replay_lsn() >= '$big_lsn'::pg_lsn"),
+	'the standby replayed it');
+wait_caching('after the big write');
+my $misses = cstat($standby, 'misses');
+is($standby->safe_psql('postgres', $q_student7), '3', 'student 7 read after it');
+is(cstat($standby, 'misses'), $misses + 1,
+	'a miss: a commit with more tags than a message carries drops the whole relation');
+
 # ---- the message arrives before the standby replays its commit: a result
 # computed meanwhile (the old value, right for its snapshot) is not stored
 wait_caching('before pausing replay');
