@@ -288,6 +288,21 @@ advance_lsn(pg_atomic_uint64 *target, XLogRecPtr lsn)
 }
 
 /*
+ * Before another node's invalidation bumps: the relations' slots must be
+ * replayed past its commit (a local one has no LSN).
+ */
+static void
+note_replay_needed(Oid dbid, int nrelids, const Oid *relids, XLogRecPtr replay_needed)
+{
+	if (replay_needed == InvalidXLogRecPtr)
+		return;
+	for (int i = 0; i < nrelids; i++)
+		advance_lsn(&inval->replay_needed[gen_slot_for(dbid, relids[i])],
+					replay_needed);
+	pg_memory_barrier();
+}
+
+/*
  * Bump the given relations of any database now, as another node's commit
  * reported them or sfcache.invalidate() names them (already with their
  * ancestors and descendants). replay_needed is another node's commit LSN
@@ -298,13 +313,7 @@ void
 CacheInvalidateRelationsOf(Oid dbid, int nrelids, const Oid *relids,
 						   XLogRecPtr replay_needed)
 {
-	if (replay_needed != InvalidXLogRecPtr)
-	{
-		for (int i = 0; i < nrelids; i++)
-			advance_lsn(&inval->replay_needed[gen_slot_for(dbid, relids[i])],
-						replay_needed);
-		pg_memory_barrier();
-	}
+	note_replay_needed(dbid, nrelids, relids, replay_needed);
 	for (int i = 0; i < nrelids; i++)
 	{
 		uint32		slot = gen_slot_for(dbid, relids[i]);
@@ -325,13 +334,7 @@ void
 CacheInvalidateRowsOf(Oid dbid, int nrelids, const Oid *relids,
 					  int ntags, const CacheTag *tags, XLogRecPtr replay_needed)
 {
-	if (replay_needed != InvalidXLogRecPtr)
-	{
-		for (int i = 0; i < nrelids; i++)
-			advance_lsn(&inval->replay_needed[gen_slot_for(dbid, relids[i])],
-						replay_needed);
-		pg_memory_barrier();
-	}
+	note_replay_needed(dbid, nrelids, relids, replay_needed);
 	for (int i = 0; i < nrelids; i++)
 		pg_atomic_fetch_add_u64(&inval->counters[ANY_ROW_COUNTER(gen_slot_for(dbid, relids[i]))].gen, 1);
 	for (int i = 0; i < ntags; i++)
