@@ -26,7 +26,18 @@
  *		   with INCLUDE columns when an index-only scan could follow: the
  *		   scan's output columns and the columns of its quals the key and
  *		   predicate do not cover, at most ADVICE_INCLUDE_MAX of them and
- *		   ADVICE_INCLUDE_WIDTH bytes wide on average.
+ *		   ADVICE_INCLUDE_WIDTH bytes wide on average.  Also for the search:
+ *		   a variant extending an existing index comes as well as the new
+ *		   partial index it would be without that index ((tenant_id,
+ *		   due_date) WHERE NOT is_archived beside the foreign key's
+ *		   (tenant_id)), and a variant whose keys may be NULL comes as well
+ *		   restricted to the rows where they are not (WHERE due_date IS NOT
+ *		   NULL), when at most ADVICE_SPARSE_SHARE of the rows are, as
+ *		   measured on a sample of the table (the planner has no statistics
+ *		   on an expression yet: (custom -> 'customer') IS NOT NULL).
+ *	Every predicate is one the planner proves from the quals the candidate
+ *		   was built from (predicate_implied_by, as check_index_predicates
+ *		   does): an IS NOT NULL follows from a strict operator on the key.
  *
  *-------------------------------------------------------------------------
  */
@@ -40,14 +51,17 @@
 #include "access/genam.h"
 #include "access/table.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_opclass.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
+#include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -59,6 +73,11 @@
 #define ADVICE_STATUS_DISTINCT	16	/* at most this many values: a "status" */
 #define ADVICE_INCLUDE_MAX		3	/* INCLUDE columns at most */
 #define ADVICE_INCLUDE_WIDTH	48	/* their average width, bytes, at most */
+#define ADVICE_SPARSE_SHARE		0.75	/* an IS NOT NULL variant holds at
+										 * most this share of the rows */
+#define ADVICE_SAMPLE_ROWS		30000	/* rows sampled to measure that share */
+
+static char *advice_pred_sql(AdviceCandidate *c);
 
 /* Number of distinct values of a column, from pg_statistic; 0 if unknown. */
 static double
@@ -179,17 +198,19 @@ advice_key_quals(List *quals)
 	return result;
 }
 
-/* The btree variants of c: one per range column, or with the sort keys. */
+/*
+ * The btree variants of c over its equality quals eq and range quals range,
+ * extending the existing index whose columns prefix are (replaces, or NULL):
+ * one per range column, or with the sort keys.  Without an index to extend,
+ * the equality quals advice_is_predicate accepts become the predicate.
+ */
 static List *
-advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c)
+advice_btree_keyed(AdviceContext *ctx, AdviceCandidate *c, List *eq, List *range,
+				   List *prefix, char *replaces)
 {
-	List	   *eq = advice_unique_keys(c->eq, NIL);
-	List	   *range = advice_unique_keys(c->range, eq);
 	List	   *pred = NIL;
 	List	   *keys = NIL;
-	List	   *prefix;
 	List	   *variants = NIL;
-	char	   *replaces = AdviceBtreePrefix(c->relid, advice_key_quals(eq), &prefix);
 	ListCell   *lc;
 
 	foreach(lc, eq)
@@ -205,7 +226,7 @@ advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c)
 	}
 	advice_sort_relid = c->relid;
 	list_sort(keys, advice_selectivity_cmp);
-	keys = list_concat(prefix, keys);
+	keys = list_concat(list_copy(prefix), keys);
 	foreach(lc, range)
 		variants = lappend(variants,
 						   advice_variant(c, lappend(list_copy(keys), lfirst(lc)), pred, replaces));
@@ -217,6 +238,174 @@ advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c)
 	if (range == NIL && keys != NIL)
 		variants = lappend(variants, advice_variant(c, keys, pred, replaces));
 	return variants;
+}
+
+/*
+ * The btree variants of c.  When c extends an existing index, the search
+ * also gets the partial variants a new index would have instead: an
+ * expert's (tenant_id, due_date) WHERE NOT is_archived beside (tenant_id,
+ * is_archived, due_date) extending the foreign key's index; the search
+ * weighs their bytes.
+ */
+static List *
+advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c)
+{
+	List	   *eq = advice_unique_keys(c->eq, NIL);
+	List	   *range = advice_unique_keys(c->range, eq);
+	List	   *prefix;
+	char	   *replaces = AdviceBtreePrefix(c->relid, advice_key_quals(eq), &prefix);
+	List	   *variants = advice_btree_keyed(ctx, c, eq, range, prefix, replaces);
+	ListCell   *lc;
+
+	if (replaces == NULL || !advice_search)
+		return variants;
+	foreach(lc, eq)
+	{
+		if (advice_is_predicate(ctx, c->relid, lfirst(lc)))
+			return list_concat(variants, advice_btree_keyed(ctx, c, eq, range, NIL, NULL));
+	}
+	return variants;
+}
+
+/*
+ * Does every statement c was found in imply c's predicate, as the planner
+ * proves it (predicate_implied_by, as check_index_predicates does) from
+ * the quals c was built from?  Else the planner could never use the index.
+ */
+static bool
+advice_pred_implied(AdviceCandidate *c)
+{
+	List	   *pred = NIL;
+	List	   *clauses = NIL;
+	ListCell   *lc;
+
+	foreach(lc, c->pred)
+		pred = lappend(pred, ((AdviceQual *) lfirst(lc))->clause);
+	foreach(lc, list_concat_copy(c->eq, c->range))
+		clauses = lappend(clauses, ((AdviceQual *) lfirst(lc))->clause);
+	return predicate_implied_by(pred, clauses, false);
+}
+
+/* May key q be NULL: a column without NOT NULL, or an expression? */
+static bool
+advice_nullable(AdviceCandidate *c, AdviceQual *q)
+{
+	HeapTuple	tup;
+	bool		notnull;
+
+	if (q->kind != ADVICE_KIND_EQ && q->kind != ADVICE_KIND_RANGE)
+		return false;
+	if (q->attnum <= 0)
+		return true;
+	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(c->relid), Int16GetDatum(q->attnum));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	notnull = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
+	ReleaseSysCache(tup);
+	return !notnull;
+}
+
+typedef struct ShareRun
+{
+	Oid			relid;
+	const char *notnull_sql;
+	const char *pred_sql;
+	double		notnull_share;	/* -1: not measured */
+	double		pred_share;
+} ShareRun;
+
+/*
+ * Measure, on a sample of about ADVICE_SAMPLE_ROWS rows of the table
+ * (TABLESAMPLE SYSTEM, REPEATABLE: the same rows each time), the share of
+ * rows that pass run's two conditions (inside AdviceTry).  The planner has
+ * no statistics on an expression no index has yet, and estimates IS NOT
+ * NULL of it at 99.5%; what ANALYZE would find is what the size needs.
+ */
+static void
+advice_sample_share(void *arg)
+{
+	ShareRun   *run = arg;
+	double		pct = Min(100.0, 100.0 * ADVICE_SAMPLE_ROWS / AdviceRelTuples(run->relid));
+	char	   *sql;
+	bool		isnull;
+	int64		rows;
+
+	sql = psprintf("SELECT count(*) FILTER (WHERE %s), count(*) FILTER (WHERE %s), count(*)"
+				   " FROM ONLY %s TABLESAMPLE SYSTEM (%g) REPEATABLE (0)",
+				   run->notnull_sql, run->pred_sql,
+				   quote_qualified_identifier(get_namespace_name(get_rel_namespace(run->relid)),
+											  get_rel_name(run->relid)),
+				   pct);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(sql, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not sample relation %u", run->relid);
+	rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
+	if (rows > 0)
+	{
+		run->notnull_share =
+			DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) /
+			(double) rows;
+		run->pred_share =
+			DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull)) /
+			(double) rows;
+	}
+	SPI_finish();
+}
+
+/*
+ * The variant of btree variant v that holds only the rows whose nullable
+ * keys are not NULL (WHERE due_date IS NOT NULL), when every statement it
+ * serves implies that (a strict operator on the key: due_date < ..., (custom
+ * -> 'customer') = ...) and at most ADVICE_SPARSE_SHARE of the rows pass;
+ * else NULL.  Its size is that of the measured share of the table.
+ */
+static AdviceCandidate *
+advice_sparse_variant(AdviceCandidate *v)
+{
+	List	   *notnull = NIL;
+	AdviceCandidate *sv;
+	ShareRun	run = {v->relid, NULL, NULL, -1, -1};
+	ListCell   *lc;
+
+	foreach(lc, v->keys)
+	{
+		AdviceQual *q = lfirst(lc);
+		AdviceQual *n;
+		NullTest   *nt;
+
+		if (!advice_nullable(v, q))
+			continue;
+		nt = makeNode(NullTest);
+		nt->arg = copyObject(q->key);
+		nt->nulltesttype = IS_NOT_NULL;
+		nt->argisrow = false;
+		nt->location = -1;
+		n = palloc0(sizeof(AdviceQual));
+		n->kind = ADVICE_KIND_NULL;
+		n->attnum = q->attnum;
+		n->key = q->key;
+		n->clause = (Expr *) nt;
+		notnull = lappend(notnull, n);
+	}
+	if (notnull == NIL)
+		return NULL;
+	sv = advice_variant(v, v->keys, list_concat_copy(v->pred, notnull), NULL);
+	sv->replaces = NULL;
+	if (!advice_pred_implied(sv))
+		return NULL;
+	sv->pred = notnull;
+	run.notnull_sql = advice_pred_sql(sv);
+	sv->pred = list_concat_copy(v->pred, notnull);
+	run.pred_sql = advice_pred_sql(sv);
+	if (!AdviceTry(advice_sample_share, &run) || run.notnull_share < 0 ||
+		run.notnull_share > ADVICE_SPARSE_SHARE)
+		return NULL;
+	AdviceCandidateDdl(sv);
+	sv->windex = WhatifParseIndexDdl(sv->ddl);
+	sv->windex->pred_share = run.pred_share;
+	WhatifEstimateSizeFromCatalog(sv->windex);
+	return sv;
 }
 
 /* Remove the column of each qual in quals from the set cols. */
@@ -376,10 +565,13 @@ AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c)
 		foreach(lc, variants)
 		{
 			AdviceCandidate *iv = advice_include_variant(lfirst(lc));
+			AdviceCandidate *sv = advice_sparse_variant(lfirst(lc));
 
 			with_include = lappend(with_include, lfirst(lc));
 			if (iv != NULL)
 				with_include = lappend(with_include, iv);
+			if (sv != NULL)
+				with_include = lappend(with_include, sv);
 		}
 		variants = with_include;
 	}
@@ -387,10 +579,14 @@ AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c)
 	{
 		AdviceCandidate *v = lfirst(lc);
 
-		if (!v->gin && AdviceBtreeServed(v->relid, v->keys, v->pred != NIL))
+		if ((!v->gin && AdviceBtreeServed(v->relid, v->keys, v->pred != NIL)) ||
+			(v->pred != NIL && !advice_pred_implied(v)))
 			continue;
-		AdviceCandidateDdl(v);
-		v->windex = WhatifParseIndexDdl(v->ddl);
+		if (v->windex == NULL)
+		{
+			AdviceCandidateDdl(v);
+			v->windex = WhatifParseIndexDdl(v->ddl);
+		}
 		result = lappend(result, v);
 	}
 	return result;

@@ -41,6 +41,9 @@ typedef struct WhatifIndex
 	bool		nulls_first[INDEX_MAX_KEYS];
 	List	   *indexprs;		/* expressions, Vars with varno 1 */
 	List	   *indpred;		/* implicit-AND predicate, varno 1 */
+	double		pred_share;		/* share of the table the predicate holds,
+								 * measured by the caller; -1: estimated from
+								 * the statistics at each planning */
 	bool		unique;
 	/* the last size estimate, made when it was last given to the planner */
 	BlockNumber pages;
