@@ -35,6 +35,11 @@
  *		   NULL), when at most ADVICE_SPARSE_SHARE of the rows are, as
  *		   measured on a sample of the table (the planner has no statistics
  *		   on an expression yet: (custom -> 'customer') IS NOT NULL).
+ *	ORDER BY keys of a LIMIT: descending ones DESC when the directions are
+ *		   mixed (priority, created_at DESC: no scan direction serves that
+ *		   otherwise); for the search also a variant without the equality
+ *		   columns that take several values (an IN list, an OR), after which
+ *		   a btree index cannot return the rows in that order.
  *	Every predicate is one the planner proves from the quals the candidate
  *		   was built from (predicate_implied_by, as check_index_predicates
  *		   does): an IS NOT NULL follows from a strict operator on the key.
@@ -199,6 +204,29 @@ advice_key_quals(List *quals)
 }
 
 /*
+ * The keys of keys that fix one value (not an IN list or = ANY): only
+ * those, before the ORDER BY keys, let a btree index return the rows in
+ * that order (an IN list on a later column makes it read each value's
+ * rows apart, unordered).
+ */
+static List *
+advice_single_value_keys(List *keys)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, keys)
+	{
+		AdviceQual *q = lfirst(lc);
+
+		if (!IsA(q->clause, ScalarArrayOpExpr) &&
+			!(q->kind == ADVICE_KIND_EQ && is_orclause(q->clause)))
+			result = lappend(result, q);
+	}
+	return result;
+}
+
+/*
  * The btree variants of c over its equality quals eq and range quals range,
  * extending the existing index whose columns prefix are (replaces, or NULL):
  * one per range column, or with the sort keys.  Without an index to extend,
@@ -235,6 +263,16 @@ advice_btree_keyed(AdviceContext *ctx, AdviceCandidate *c, List *eq, List *range
 						   advice_variant(c, list_concat(list_copy(keys),
 														 advice_unique_keys(c->sort, keys)),
 										  pred, replaces));
+	if (range == NIL && c->sort != NIL && advice_search &&
+		list_length(advice_single_value_keys(keys)) < list_length(keys))
+	{
+		List	   *single = advice_single_value_keys(keys);
+
+		variants = lappend(variants,
+						   advice_variant(c, list_concat(list_copy(single),
+														 advice_unique_keys(c->sort, single)),
+										  pred, replaces));
+	}
 	if (range == NIL && keys != NIL)
 		variants = lappend(variants, advice_variant(c, keys, pred, replaces));
 	return variants;
@@ -242,13 +280,13 @@ advice_btree_keyed(AdviceContext *ctx, AdviceCandidate *c, List *eq, List *range
 
 /*
  * The btree variants of c.  When c extends an existing index, the search
- * also gets the partial variants a new index would have instead: an
- * expert's (tenant_id, due_date) WHERE NOT is_archived beside (tenant_id,
- * is_archived, due_date) extending the foreign key's index; the search
- * weighs their bytes.
+ * also gets, in *smaller, the partial variants a new index would have
+ * instead: an expert's (tenant_id, due_date) WHERE NOT is_archived beside
+ * (tenant_id, is_archived, due_date) extending the foreign key's index; the
+ * search weighs their bytes.
  */
 static List *
-advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c)
+advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c, List **smaller)
 {
 	List	   *eq = advice_unique_keys(c->eq, NIL);
 	List	   *range = advice_unique_keys(c->range, eq);
@@ -257,12 +295,16 @@ advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c)
 	List	   *variants = advice_btree_keyed(ctx, c, eq, range, prefix, replaces);
 	ListCell   *lc;
 
+	*smaller = NIL;
 	if (replaces == NULL || !advice_search)
 		return variants;
 	foreach(lc, eq)
 	{
 		if (advice_is_predicate(ctx, c->relid, lfirst(lc)))
-			return list_concat(variants, advice_btree_keyed(ctx, c, eq, range, NIL, NULL));
+		{
+			*smaller = advice_btree_keyed(ctx, c, eq, range, NIL, NULL);
+			break;
+		}
 	}
 	return variants;
 }
@@ -529,6 +571,38 @@ advice_path_ops_serve(List *opnos)
 }
 
 /*
+ * The search's forms of btree variants variants: each, restricted to
+ * non-NULL keys, with INCLUDE columns, and both; the smaller partial
+ * alternatives to extending an index, each and restricted to non-NULL keys
+ * (they stand for a narrower index than the extension: no INCLUDE).
+ */
+static List *
+advice_search_forms(List *variants, List *smaller)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, list_concat_copy(variants, smaller))
+	{
+		AdviceCandidate *iv = NULL;
+		AdviceCandidate *sv = advice_sparse_variant(lfirst(lc));
+
+		if (foreach_current_index(lc) < list_length(variants))
+			iv = advice_include_variant(lfirst(lc));
+		result = lappend(result, lfirst(lc));
+		if (sv != NULL)
+			result = lappend(result, sv);
+		if (iv != NULL)
+		{
+			result = lappend(result, iv);
+			if ((sv = advice_sparse_variant(iv)) != NULL)
+				result = lappend(result, sv);
+		}
+	}
+	return result;
+}
+
+/*
  * The variants of candidate c worth verifying, each with its DDL and its
  * hypothetical index; none when an existing index already serves it.
  */
@@ -536,6 +610,7 @@ List *
 AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c)
 {
 	List	   *variants = NIL;
+	List	   *smaller = NIL;
 	List	   *result = NIL;
 	ListCell   *lc;
 
@@ -557,24 +632,9 @@ AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c)
 	else if (AdviceUniqueServed(c->relid, c->eq))
 		return NIL;				/* a primary key lookup is served */
 	else
-		variants = advice_btree_variants(ctx, c);
+		variants = advice_btree_variants(ctx, c, &smaller);
 	if (!c->gin && advice_search)
-	{
-		List	   *with_include = NIL;
-
-		foreach(lc, variants)
-		{
-			AdviceCandidate *iv = advice_include_variant(lfirst(lc));
-			AdviceCandidate *sv = advice_sparse_variant(lfirst(lc));
-
-			with_include = lappend(with_include, lfirst(lc));
-			if (iv != NULL)
-				with_include = lappend(with_include, iv);
-			if (sv != NULL)
-				with_include = lappend(with_include, sv);
-		}
-		variants = with_include;
-	}
+		variants = advice_search_forms(variants, smaller);
 	foreach(lc, variants)
 	{
 		AdviceCandidate *v = lfirst(lc);
@@ -631,6 +691,45 @@ advice_name_cut(StringInfo name, const char *suffix)
 	advice_name_part(name, suffix);
 }
 
+/* Is q an ORDER BY key in descending order (a "greater than" operator)? */
+static bool
+advice_sort_desc(AdviceQual *q)
+{
+	Oid			opfamily;
+	Oid			opcintype;
+	int16		strategy;
+
+	return q->kind == ADVICE_KIND_SORT &&
+		get_ordering_op_properties(q->opno, &opfamily, &opcintype, &strategy) &&
+		strategy == BTGreaterStrategyNumber;
+}
+
+/*
+ * Do c's ORDER BY keys go both ways (ORDER BY priority, created_at DESC)?
+ * Then the index must store the descending ones descending; in one
+ * direction, a scan backwards serves either.
+ */
+static bool
+advice_sort_mixed(AdviceCandidate *c)
+{
+	bool		asc = false;
+	bool		desc = false;
+	ListCell   *lc;
+
+	foreach(lc, c->keys)
+	{
+		AdviceQual *q = lfirst(lc);
+
+		if (q->kind != ADVICE_KIND_SORT)
+			continue;
+		if (advice_sort_desc(q))
+			desc = true;
+		else
+			asc = true;
+	}
+	return asc && desc;
+}
+
 /* The SQL of key column q: a quoted column name or a parenthesised expression. */
 static char *
 advice_key_sql(AdviceCandidate *c, AdviceQual *q)
@@ -643,6 +742,8 @@ advice_key_sql(AdviceCandidate *c, AdviceQual *q)
 		sql = psprintf("(%s)", AdviceKeyText(q->key, 1, c->relid));
 	if (!c->gin && q->opclass != NULL)
 		sql = psprintf("%s %s", sql, q->opclass);
+	if (!c->gin && advice_sort_desc(q) && advice_sort_mixed(c))
+		sql = psprintf("%s DESC", sql);
 	return sql;
 }
 

@@ -50,13 +50,13 @@ RESET sfcache.advice_search;
 -- The search: a new partial index, beside the foreign key's, not replacing it.
 SELECT * FROM pg_temp.advice();
 
--- SQLAlchemy: select(Task.id).where(Task.tenant_id == t, Task.is_archived
--- == false(), Task.due_date < '2026-11-02'): the same.
+-- SQLAlchemy: select(func.count()).select_from(Task).where(Task.tenant_id
+-- == t, Task.is_archived == false(), Task.due_date < '2026-11-02'): the same.
 SELECT sfcache.advice_reset();
-SELECT part_task.id 
+SELECT count(*) AS count_1 
 FROM part_task 
 WHERE part_task.tenant_id = 7 AND part_task.is_archived = false AND part_task.due_date < '2026-11-02' \g /dev/null
-SELECT part_task.id 
+SELECT count(*) AS count_1 
 FROM part_task 
 WHERE part_task.tenant_id = 8 AND part_task.is_archived = false AND part_task.due_date < '2026-11-02' \g /dev/null
 SELECT * FROM pg_temp.advice();
@@ -110,6 +110,34 @@ SELECT sfcache.advice_reset();
 SELECT "part_task"."id" FROM "part_task" WHERE (UPPER("part_task"."status"::text) = UPPER('Todo') AND "part_task"."tenant_id" = 7) \g /dev/null
 SELECT "part_task"."id" FROM "part_task" WHERE (UPPER("part_task"."status"::text) = UPPER('Todo') AND "part_task"."tenant_id" = 8) \g /dev/null
 SELECT * FROM pg_temp.advice();
+
+-- Narrowed to the rows that have the field: Django's
+-- Task.objects.filter(custom__customer='customer 5') across tenants.  The
+-- greedy pass takes the partial index, then the covering form (INCLUDE
+-- (id, custom): an index-only scan) for what that adds; the removal pass
+-- drops the partial one, and the narrowing pass takes the covering one
+-- back to the partial one (fewer columns, and IS NOT NULL: a fifth of the
+-- bytes), not to the plain index (before, the plain one: 5x the bytes).
+SELECT sfcache.advice_reset();
+SELECT "part_task"."id" FROM "part_task" WHERE (("part_task"."custom" -> 'customer') = '"customer 5"') \g /dev/null
+SELECT "part_task"."id" FROM "part_task" WHERE (("part_task"."custom" -> 'customer') = '"customer 6"') \g /dev/null
+SELECT index_ddl, estimated_size < 300000 AS a_fifth FROM sfcache.index_advice;
+
+-- A LIMIT's ORDER BY in mixed directions: Django's
+-- Task.objects.filter(tenant_id=t, is_archived=False, status__in=['todo',
+-- 'doing']).order_by('due_date', '-id')[:20].  The ORDER BY keys go into
+-- an index in the statement's directions (id DESC: no scan direction
+-- gives due_date ASC, id DESC otherwise).  The search also weighs the form
+-- without the IN list before them (after it the index returns each
+-- status's rows apart, unordered): here a tenant's 300 rows sort cheaply,
+-- and the form with status, read index-only, costs less.
+SELECT sfcache.advice_reset();
+SELECT "part_task"."id", "part_task"."status" FROM "part_task" WHERE (NOT "part_task"."is_archived" AND "part_task"."status" IN ('todo', 'doing') AND "part_task"."tenant_id" = 7) ORDER BY "part_task"."due_date" ASC, "part_task"."id" DESC LIMIT 20 \g /dev/null
+SELECT "part_task"."id", "part_task"."status" FROM "part_task" WHERE (NOT "part_task"."is_archived" AND "part_task"."status" IN ('todo', 'doing') AND "part_task"."tenant_id" = 8) ORDER BY "part_task"."due_date" ASC, "part_task"."id" DESC LIMIT 20 \g /dev/null
+SELECT * FROM pg_temp.advice();
+SELECT sfcache.hypothetical_index(index_ddl) FROM sfcache.index_advice \gset
+EXPLAIN (COSTS OFF) SELECT "part_task"."id", "part_task"."status" FROM "part_task" WHERE (NOT "part_task"."is_archived" AND "part_task"."status" IN ('todo', 'doing') AND "part_task"."tenant_id" = 7) ORDER BY "part_task"."due_date" ASC, "part_task"."id" DESC LIMIT 20;
+SELECT sfcache.hypothetical_reset();
 
 SELECT sfcache.advice_reset();
 DROP TABLE part_task;
