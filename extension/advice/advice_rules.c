@@ -26,7 +26,23 @@
  *		   with INCLUDE columns when an index-only scan could follow: the
  *		   scan's output columns and the columns of its quals the key and
  *		   predicate do not cover, at most ADVICE_INCLUDE_MAX of them and
- *		   ADVICE_INCLUDE_WIDTH bytes wide on average.
+ *		   ADVICE_INCLUDE_WIDTH bytes wide on average.  Also for the search:
+ *		   a variant extending an existing index comes as well as the new
+ *		   partial index it would be without that index ((tenant_id,
+ *		   due_date) WHERE NOT is_archived beside the foreign key's
+ *		   (tenant_id)), and a variant whose keys may be NULL comes as well
+ *		   restricted to the rows where they are not (WHERE due_date IS NOT
+ *		   NULL), when at most ADVICE_SPARSE_SHARE of the rows are, as
+ *		   measured on a sample of the table (the planner has no statistics
+ *		   on an expression yet: (custom -> 'customer') IS NOT NULL).
+ *	ORDER BY keys of a LIMIT: descending ones DESC when the directions are
+ *		   mixed (priority, created_at DESC: no scan direction serves that
+ *		   otherwise); for the search also a variant without the equality
+ *		   columns that take several values (an IN list, an OR), after which
+ *		   a btree index cannot return the rows in that order.
+ *	Every predicate is one the planner proves from the quals the candidate
+ *		   was built from (predicate_implied_by, as check_index_predicates
+ *		   does): an IS NOT NULL follows from a strict operator on the key.
  *
  *-------------------------------------------------------------------------
  */
@@ -40,14 +56,17 @@
 #include "access/genam.h"
 #include "access/table.h"
 #include "catalog/pg_am.h"
+#include "catalog/pg_attribute.h"
 #include "catalog/pg_opclass.h"
 #include "catalog/pg_statistic.h"
 #include "catalog/pg_type.h"
 #include "commands/defrem.h"
 #include "commands/extension.h"
+#include "executor/spi.h"
 #include "lib/stringinfo.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
@@ -61,6 +80,11 @@ static void candidate_ddl(AdviceCandidate *c);
 #define ADVICE_STATUS_DISTINCT	16	/* at most this many values: a "status" */
 #define ADVICE_INCLUDE_MAX		3	/* INCLUDE columns at most */
 #define ADVICE_INCLUDE_WIDTH	48	/* their average width, bytes, at most */
+#define ADVICE_SPARSE_SHARE		0.75	/* an IS NOT NULL variant holds at
+										 * most this share of the rows */
+#define ADVICE_SAMPLE_ROWS		30000	/* rows sampled to measure that share */
+
+static char *advice_pred_sql(AdviceCandidate *c);
 
 /* Number of distinct values of a column, from pg_statistic; 0 if unknown. */
 static double
@@ -181,17 +205,42 @@ advice_key_quals(List *quals)
 	return result;
 }
 
-/* The btree variants of c: one per range column, or with the sort keys. */
+/*
+ * The keys of keys that fix one value (not an IN list or = ANY): only
+ * those, before the ORDER BY keys, let a btree index return the rows in
+ * that order (an IN list on a later column makes it read each value's
+ * rows apart, unordered).
+ */
 static List *
-advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c)
+advice_single_value_keys(List *keys)
 {
-	List	   *eq = advice_unique_keys(c->eq, NIL);
-	List	   *range = advice_unique_keys(c->range, eq);
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, keys)
+	{
+		AdviceQual *q = lfirst(lc);
+
+		if (!IsA(q->clause, ScalarArrayOpExpr) &&
+			!(q->kind == ADVICE_KIND_EQ && is_orclause(q->clause)))
+			result = lappend(result, q);
+	}
+	return result;
+}
+
+/*
+ * The btree variants of c over its equality quals eq and range quals range,
+ * extending the existing index whose columns prefix are (replaces, or NULL):
+ * one per range column, or with the sort keys.  Without an index to extend,
+ * the equality quals advice_is_predicate accepts become the predicate.
+ */
+static List *
+advice_btree_keyed(AdviceContext *ctx, AdviceCandidate *c, List *eq, List *range,
+				   List *prefix, char *replaces)
+{
 	List	   *pred = NIL;
 	List	   *keys = NIL;
-	List	   *prefix;
 	List	   *variants = NIL;
-	char	   *replaces = AdviceBtreePrefix(c->relid, advice_key_quals(eq), &prefix);
 	ListCell   *lc;
 
 	foreach(lc, eq)
@@ -207,7 +256,7 @@ advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c)
 	}
 	advice_sort_relid = c->relid;
 	list_sort(keys, advice_selectivity_cmp);
-	keys = list_concat(prefix, keys);
+	keys = list_concat(list_copy(prefix), keys);
 	foreach(lc, range)
 		variants = lappend(variants,
 						   advice_variant(c, lappend(list_copy(keys), lfirst(lc)), pred, replaces));
@@ -216,9 +265,191 @@ advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c)
 						   advice_variant(c, list_concat(list_copy(keys),
 														 advice_unique_keys(c->sort, keys)),
 										  pred, replaces));
+	if (range == NIL && c->sort != NIL && advice_search &&
+		list_length(advice_single_value_keys(keys)) < list_length(keys))
+	{
+		List	   *single = advice_single_value_keys(keys);
+
+		variants = lappend(variants,
+						   advice_variant(c, list_concat(list_copy(single),
+														 advice_unique_keys(c->sort, single)),
+										  pred, replaces));
+	}
 	if (range == NIL && keys != NIL)
 		variants = lappend(variants, advice_variant(c, keys, pred, replaces));
 	return variants;
+}
+
+/*
+ * The btree variants of c.  When c extends an existing index, the search
+ * also gets, in *smaller, the partial variants a new index would have
+ * instead: an expert's (tenant_id, due_date) WHERE NOT is_archived beside
+ * (tenant_id, is_archived, due_date) extending the foreign key's index; the
+ * search weighs their bytes.
+ */
+static List *
+advice_btree_variants(AdviceContext *ctx, AdviceCandidate *c, List **smaller)
+{
+	List	   *eq = advice_unique_keys(c->eq, NIL);
+	List	   *range = advice_unique_keys(c->range, eq);
+	List	   *prefix;
+	char	   *replaces = AdviceBtreePrefix(c->relid, advice_key_quals(eq), &prefix);
+	List	   *variants = advice_btree_keyed(ctx, c, eq, range, prefix, replaces);
+	ListCell   *lc;
+
+	*smaller = NIL;
+	if (replaces == NULL || !advice_search)
+		return variants;
+	foreach(lc, eq)
+	{
+		if (advice_is_predicate(ctx, c->relid, lfirst(lc)))
+		{
+			*smaller = advice_btree_keyed(ctx, c, eq, range, NIL, NULL);
+			break;
+		}
+	}
+	return variants;
+}
+
+/*
+ * Does every statement c was found in imply c's predicate, as the planner
+ * proves it (predicate_implied_by, as check_index_predicates does) from
+ * the quals c was built from?  Else the planner could never use the index.
+ */
+static bool
+advice_pred_implied(AdviceCandidate *c)
+{
+	List	   *pred = NIL;
+	List	   *clauses = NIL;
+	ListCell   *lc;
+
+	foreach(lc, c->pred)
+		pred = lappend(pred, ((AdviceQual *) lfirst(lc))->clause);
+	foreach(lc, list_concat_copy(c->eq, c->range))
+		clauses = lappend(clauses, ((AdviceQual *) lfirst(lc))->clause);
+	return predicate_implied_by(pred, clauses, false);
+}
+
+/* May key q be NULL: a column without NOT NULL, or an expression? */
+static bool
+advice_nullable(AdviceCandidate *c, AdviceQual *q)
+{
+	HeapTuple	tup;
+	bool		notnull;
+
+	if (q->kind != ADVICE_KIND_EQ && q->kind != ADVICE_KIND_RANGE)
+		return false;
+	if (q->attnum <= 0)
+		return true;
+	tup = SearchSysCache2(ATTNUM, ObjectIdGetDatum(c->relid), Int16GetDatum(q->attnum));
+	if (!HeapTupleIsValid(tup))
+		return false;
+	notnull = ((Form_pg_attribute) GETSTRUCT(tup))->attnotnull;
+	ReleaseSysCache(tup);
+	return !notnull;
+}
+
+typedef struct ShareRun
+{
+	Oid			relid;
+	const char *notnull_sql;
+	const char *pred_sql;
+	double		notnull_share;	/* -1: not measured */
+	double		pred_share;
+} ShareRun;
+
+/*
+ * Measure, on a sample of about ADVICE_SAMPLE_ROWS rows of the table
+ * (TABLESAMPLE SYSTEM, REPEATABLE: the same rows each time), the share of
+ * rows that pass run's two conditions (inside AdviceTry).  The planner has
+ * no statistics on an expression no index has yet, and estimates IS NOT
+ * NULL of it at 99.5%; what ANALYZE would find is what the size needs.
+ */
+static void
+advice_sample_share(void *arg)
+{
+	ShareRun   *run = arg;
+	double		pct = Min(100.0, 100.0 * ADVICE_SAMPLE_ROWS / AdviceRelTuples(run->relid));
+	char	   *sql;
+	bool		isnull;
+	int64		rows;
+
+	sql = psprintf("SELECT count(*) FILTER (WHERE %s), count(*) FILTER (WHERE %s), count(*)"
+				   " FROM ONLY %s TABLESAMPLE SYSTEM (%g) REPEATABLE (0)",
+				   run->notnull_sql, run->pred_sql,
+				   quote_qualified_identifier(get_namespace_name(get_rel_namespace(run->relid)),
+											  get_rel_name(run->relid)),
+				   pct);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(sql, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not sample relation %u", run->relid);
+	rows = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 3, &isnull));
+	if (rows > 0)
+	{
+		run->notnull_share =
+			DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull)) /
+			(double) rows;
+		run->pred_share =
+			DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull)) /
+			(double) rows;
+	}
+	SPI_finish();
+}
+
+/*
+ * The variant of btree variant v that holds only the rows whose nullable
+ * keys are not NULL (WHERE due_date IS NOT NULL), when every statement it
+ * serves implies that (a strict operator on the key: due_date < ..., (custom
+ * -> 'customer') = ...) and at most ADVICE_SPARSE_SHARE of the rows pass;
+ * else NULL.  Its size is that of the measured share of the table.
+ */
+static AdviceCandidate *
+advice_sparse_variant(AdviceCandidate *v)
+{
+	List	   *notnull = NIL;
+	AdviceCandidate *sv;
+	ShareRun	run = {v->relid, NULL, NULL, -1, -1};
+	ListCell   *lc;
+
+	foreach(lc, v->keys)
+	{
+		AdviceQual *q = lfirst(lc);
+		AdviceQual *n;
+		NullTest   *nt;
+
+		if (!advice_nullable(v, q))
+			continue;
+		nt = makeNode(NullTest);
+		nt->arg = copyObject(q->key);
+		nt->nulltesttype = IS_NOT_NULL;
+		nt->argisrow = false;
+		nt->location = -1;
+		n = palloc0(sizeof(AdviceQual));
+		n->kind = ADVICE_KIND_NULL;
+		n->attnum = q->attnum;
+		n->key = q->key;
+		n->clause = (Expr *) nt;
+		notnull = lappend(notnull, n);
+	}
+	if (notnull == NIL)
+		return NULL;
+	sv = advice_variant(v, v->keys, list_concat_copy(v->pred, notnull), NULL);
+	sv->replaces = NULL;
+	if (!advice_pred_implied(sv))
+		return NULL;
+	sv->pred = notnull;
+	run.notnull_sql = advice_pred_sql(sv);
+	sv->pred = list_concat_copy(v->pred, notnull);
+	run.pred_sql = advice_pred_sql(sv);
+	if (!AdviceTry(advice_sample_share, &run) || run.notnull_share < 0 ||
+		run.notnull_share > ADVICE_SPARSE_SHARE)
+		return NULL;
+	candidate_ddl(sv);
+	sv->windex = WhatifParseIndexDdl(sv->ddl);
+	sv->windex->pred_share = run.pred_share;
+	WhatifEstimateSizeFromCatalog(sv->windex);
+	return sv;
 }
 
 /* Remove the column of each qual in quals from the set cols. */
@@ -342,6 +573,38 @@ advice_path_ops_serve(List *opnos)
 }
 
 /*
+ * The search's forms of btree variants variants: each, restricted to
+ * non-NULL keys, with INCLUDE columns, and both; the smaller partial
+ * alternatives to extending an index, each and restricted to non-NULL keys
+ * (they stand for a narrower index than the extension: no INCLUDE).
+ */
+static List *
+advice_search_forms(List *variants, List *smaller)
+{
+	List	   *result = NIL;
+	ListCell   *lc;
+
+	foreach(lc, list_concat_copy(variants, smaller))
+	{
+		AdviceCandidate *iv = NULL;
+		AdviceCandidate *sv = advice_sparse_variant(lfirst(lc));
+
+		if (foreach_current_index(lc) < list_length(variants))
+			iv = advice_include_variant(lfirst(lc));
+		result = lappend(result, lfirst(lc));
+		if (sv != NULL)
+			result = lappend(result, sv);
+		if (iv != NULL)
+		{
+			result = lappend(result, iv);
+			if ((sv = advice_sparse_variant(iv)) != NULL)
+				result = lappend(result, sv);
+		}
+	}
+	return result;
+}
+
+/*
  * The variants of candidate c worth verifying, each with its DDL and its
  * hypothetical index; none when an existing index already serves it.
  */
@@ -349,6 +612,7 @@ List *
 AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c)
 {
 	List	   *variants = NIL;
+	List	   *smaller = NIL;
 	List	   *result = NIL;
 	ListCell   *lc;
 
@@ -370,29 +634,21 @@ AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c)
 	else if (AdviceUniqueServed(c->relid, c->eq))
 		return NIL;				/* a primary key lookup is served */
 	else
-		variants = advice_btree_variants(ctx, c);
+		variants = advice_btree_variants(ctx, c, &smaller);
 	if (!c->gin && advice_search)
-	{
-		List	   *with_include = NIL;
-
-		foreach(lc, variants)
-		{
-			AdviceCandidate *iv = advice_include_variant(lfirst(lc));
-
-			with_include = lappend(with_include, lfirst(lc));
-			if (iv != NULL)
-				with_include = lappend(with_include, iv);
-		}
-		variants = with_include;
-	}
+		variants = advice_search_forms(variants, smaller);
 	foreach(lc, variants)
 	{
 		AdviceCandidate *v = lfirst(lc);
 
-		if (!v->gin && AdviceBtreeServed(v->relid, v->keys, v->pred != NIL))
+		if ((!v->gin && AdviceBtreeServed(v->relid, v->keys, v->pred != NIL)) ||
+			(v->pred != NIL && !advice_pred_implied(v)))
 			continue;
-		candidate_ddl(v);
-		v->windex = WhatifParseIndexDdl(v->ddl);
+		if (v->windex == NULL)
+		{
+			candidate_ddl(v);
+			v->windex = WhatifParseIndexDdl(v->ddl);
+		}
 		result = lappend(result, v);
 	}
 	return result;
@@ -437,6 +693,45 @@ advice_name_cut(StringInfo name, const char *suffix)
 	advice_name_part(name, suffix);
 }
 
+/* Is q an ORDER BY key in descending order (a "greater than" operator)? */
+static bool
+advice_sort_desc(AdviceQual *q)
+{
+	Oid			opfamily;
+	Oid			opcintype;
+	int16		strategy;
+
+	return q->kind == ADVICE_KIND_SORT &&
+		get_ordering_op_properties(q->opno, &opfamily, &opcintype, &strategy) &&
+		strategy == BTGreaterStrategyNumber;
+}
+
+/*
+ * Do c's ORDER BY keys go both ways (ORDER BY priority, created_at DESC)?
+ * Then the index must store the descending ones descending; in one
+ * direction, a scan backwards serves either.
+ */
+static bool
+advice_sort_mixed(AdviceCandidate *c)
+{
+	bool		asc = false;
+	bool		desc = false;
+	ListCell   *lc;
+
+	foreach(lc, c->keys)
+	{
+		AdviceQual *q = lfirst(lc);
+
+		if (q->kind != ADVICE_KIND_SORT)
+			continue;
+		if (advice_sort_desc(q))
+			desc = true;
+		else
+			asc = true;
+	}
+	return asc && desc;
+}
+
 /* The SQL of key column q: a quoted column name or a parenthesised expression. */
 static char *
 advice_key_sql(AdviceCandidate *c, AdviceQual *q)
@@ -449,6 +744,8 @@ advice_key_sql(AdviceCandidate *c, AdviceQual *q)
 		sql = psprintf("(%s)", AdviceKeyText(q->key, 1, c->relid));
 	if (!c->gin && q->opclass != NULL)
 		sql = psprintf("%s %s", sql, q->opclass);
+	if (!c->gin && advice_sort_desc(q) && advice_sort_mixed(c))
+		sql = psprintf("%s DESC", sql);
 	return sql;
 }
 

@@ -42,6 +42,9 @@ typedef struct WhatifIndex
 	bool		nulls_first[INDEX_MAX_KEYS];
 	List	   *indexprs;		/* expressions, Vars with varno 1 */
 	List	   *indpred;		/* implicit-AND predicate, varno 1 */
+	double		pred_share;		/* share of the table the predicate holds,
+								 * measured by the caller; -1: estimated from
+								 * the statistics at each planning */
 	bool		unique;
 	/* the last size estimate, made when it was last given to the planner */
 	BlockNumber pages;
@@ -63,6 +66,7 @@ extern void WhatifUtilityEnd(int saved);
 /* what the index advice uses: parse, size, plan with, walk a plan */
 extern WhatifIndex *WhatifParseIndexDdl(const char *ddl);
 extern int64 WhatifSizeBytes(const WhatifIndex *windex);
+extern void WhatifEstimateSizeFromCatalog(WhatifIndex *windex);
 extern PlannedStmt *WhatifPlan(Query *query, const char *sql, List *indexes);
 extern Query *WhatifAnalyzeSelect(const char *sql);
 typedef void (*WhatifPlanVisitor) (Plan *plan, Plan **ancestors, int depth,

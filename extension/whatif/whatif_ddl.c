@@ -236,6 +236,7 @@ WhatifParseIndexDdl(const char *ddl)
 	foreach(lc, stmt->indexIncludingParams)
 		whatif_include_column(windex, i++, lfirst_node(IndexElem, lc));
 	windex->indpred = whatif_predicate(stmt->whereClause);
+	windex->pred_share = -1;
 	windex->unique = stmt->unique;
 	if (stmt->idxname != NULL)
 		strlcpy(windex->name, stmt->idxname, NAMEDATALEN);

@@ -17,7 +17,6 @@
 /* whatif_size.c */
 extern void WhatifEstimateSize(WhatifIndex *windex, PlannerInfo *root,
 							   RelOptInfo *rel);
-extern void WhatifEstimateSizeFromCatalog(WhatifIndex *windex);
 
 /* whatif.c */
 extern void WhatifAddSessionIndex(WhatifIndex *windex);

@@ -200,7 +200,11 @@ whatif_distinct_keys(const WhatifIndex *windex, double tuples)
 	return Max(1.0, Min(keys, tuples));
 }
 
-/* Fraction of the table a partial index holds. */
+/*
+ * Fraction of the table a partial index holds: as measured by the caller
+ * (pred_share), else as the planner estimates the predicate (1 without a
+ * planner, from the catalog alone).
+ */
 static double
 whatif_predicate_share(const WhatifIndex *windex, PlannerInfo *root, RelOptInfo *rel)
 {
@@ -208,7 +212,11 @@ whatif_predicate_share(const WhatifIndex *windex, PlannerInfo *root, RelOptInfo 
 	RelOptInfo *saved;
 	Selectivity share;
 
-	if (windex->indpred == NIL || root == NULL)
+	if (windex->indpred == NIL)
+		return 1.0;
+	if (windex->pred_share >= 0)
+		return windex->pred_share;
+	if (root == NULL)
 		return 1.0;
 	pred = copyObject(windex->indpred);
 	if (rel->relid != 1)
@@ -311,7 +319,7 @@ WhatifEstimateSizeFromCatalog(WhatifIndex *windex)
 	double		reltuples = Max(rel->rd_rel->reltuples, 0);
 
 	relation_close(rel, AccessShareLock);
-	windex->tuples = reltuples;
+	windex->tuples = reltuples * whatif_predicate_share(windex, NULL, NULL);
 	if (windex->amoid == GIN_AM_OID)
 		whatif_estimate_gin(windex, windex->tuples);
 	else
