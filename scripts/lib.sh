@@ -53,7 +53,7 @@ sfc_as_user() {
 		runuser -u postgres -- env PATH="$PATH" PG_CONFIG="$PG_CONFIG" CI="${CI:-}" \
 			SFCACHE_ORACLE_MINUTES="${SFCACHE_ORACLE_MINUTES:-}" SFCACHE_ORACLE_SEEDS="${SFCACHE_ORACLE_SEEDS:-}" \
 			SFCACHE_PGSRC="${SFCACHE_PGSRC:-}" SFCACHE_MAJOR="${SFCACHE_MAJOR:-}" \
-			SFCACHE_PRIMARY="${SFCACHE_PRIMARY:-}" SFCACHE_UPGRADE_FROM="${SFCACHE_UPGRADE_FROM:-}" "$@"
+			SFCACHE_UPGRADE_FROM="${SFCACHE_UPGRADE_FROM:-}" SFCACHE_ADVISOR_VALGRIND="${SFCACHE_ADVISOR_VALGRIND:-}" "$@"
 	else
 		"$@"
 	fi
@@ -80,7 +80,8 @@ sfc_pg_major() {
 # Print "MAJOR PG_CONFIG" for every major to test, 15 first: $PG_CONFIG,
 # then SFCACHE_PG_CONFIGS, or else one build per tarball in ../shared/pg/
 # beside the clone (built with its build.sh into $SFCACHE_PG_CACHE/MAJOR if
-# not there yet; root only). SFCACHE_MAJORS, when set, keeps only those.
+# not there yet; root only). SFCACHE_MAJORS, when set, keeps only those (and
+# builds no other).
 sfc_pg_configs() {
 	local src=$1 shared cache=${SFCACHE_PG_CACHE:-/var/cache/sfcache-pg} list=() t v m pc
 	list+=("$PG_CONFIG")
@@ -91,6 +92,7 @@ sfc_pg_configs() {
 			[ -f "$t" ] || continue
 			v=$(basename "$t" .tar.xz); v=${v#postgresql-}
 			m=${v%%.*}; m=${m%%beta*}; m=${m%%rc*}
+			sfc_major_wanted "$m" || continue	# not built when not tested
 			pc=$cache/$m/bin/pg_config
 			if [ ! -x "$pc" ] && [ -x "$shared/build.sh" ]; then
 				sfc_log "building PostgreSQL $v into $cache/$m (once per machine)"
@@ -102,9 +104,14 @@ sfc_pg_configs() {
 	fi
 	for pc in "${list[@]}"; do
 		m=$(sfc_pg_major "$pc") || continue
-		if [ -n "${SFCACHE_MAJORS:-}" ] && ! [[ " $SFCACHE_MAJORS " == *" $m "* ]]; then continue; fi
-		echo "$m $pc"
+		sfc_major_wanted "$m" && echo "$m $pc"
 	done
+	return 0
+}
+
+# Whether SFCACHE_MAJORS (unset: every major) names MAJOR.
+sfc_major_wanted() {
+	[ -z "${SFCACHE_MAJORS:-}" ] || [[ " $SFCACHE_MAJORS " == *" $1 "* ]]
 }
 
 # The contrib modules the tests use that build.sh leaves out (pg_trgm: the
