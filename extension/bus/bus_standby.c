@@ -4,7 +4,8 @@
  *		Owns the rule a hot standby caches under (registered with the cache
  *		as its standby check): a result may be served or stored only while
  *		 1. the bus is connected and a live primary of this cluster has
- *			published a watermark at or past the standby's replay position:
+ *			published a watermark at or past the standby's replay position
+ *			(the end of the record being replayed):
  *			every commit the standby has replayed has reached it as a
  *			message and bumped its generations;
  *		 2. (checked by the cache itself, CacheReplayedPast) the standby has
@@ -43,7 +44,14 @@ BusStandbyCheck(void)
 	if (horizon == InvalidXLogRecPtr)
 		return CACHE_BYPASS_STANDBY;
 	pg_memory_barrier();
-	replay = GetXLogReplayRecPtr(NULL);
+
+	/*
+	 * The end of the record being replayed, not of the last one replayed: the
+	 * redo of a commit makes it visible before lastReplayedEndRecPtr moves
+	 * past it, so a reader's snapshot may already see a commit whose message
+	 * has not arrived (model/sfcache.pml, AS_CODED_REPLAY_PTR).
+	 */
+	replay = GetCurrentReplayRecPtr(NULL);
 	if (horizon < replay)
 		return CACHE_BYPASS_STANDBY_BEHIND;
 	return CACHE_BYPASS_NONE;

@@ -193,9 +193,17 @@ publish_queue(char *error)
 			memcpy(msg.tags, batch[i].tags, sizeof(CacheTag) * msg.ntags);
 			if (!publish(&msg, error))
 			{
-				/* lost with the rest of the batch: peers flush on our return */
+				/*
+				 * Lost with the rest of the batch: peers flush on our return,
+				 * with our highest LSN as what they must replay past, so it
+				 * must cover the lost commits too (model/sfcache.pml,
+				 * AS_CODED_BATCH_DROP).
+				 */
 				for (int j = i; j < n; j++)
+				{
+					highest_lsn = Max(highest_lsn, batch[j].lsn);
 					BusCount(BUS_DROPPED);
+				}
 				return false;
 			}
 		}
