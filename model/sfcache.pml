@@ -54,6 +54,7 @@
  *   WAL_INVAL            design (b): the invalidations in the WAL
  *   WAL_INVAL_AFTER_COMMIT  (b) with the record after the commit record
  *   NO_WAL_INFLIGHT      (b) without the "commit in flight" rule
+ *   QUEUE_FULL           every commit finds the bus queue full (overflow)
  *   BLIND_CHECK          assert that no standby hit is served inside the
  *                        blind window (expected to hold with the bus, to
  *                        be violated, i.e. reachable, with WAL_INVAL)
@@ -188,7 +189,9 @@ proctype Writer(byte i)
 	/* announce_commit(CACHE_COMMIT_DONE): enqueue (or the overflow flag), unmark */
 	d_step {
 		if
+#ifndef QUEUE_FULL
 		:: q_head - q_tail < QLEN -> queue[q_head % QLEN] = lsn; q_head++
+#endif
 		:: else -> overflow = 1
 		fi;
 		lsn = 0
@@ -274,7 +277,7 @@ inline publish(k, s, l, w, h)
 proctype PrimaryWorker()
 {
 	byte w, j, e, seq = 0, highest = 1, last_w = 0, n, pfail = PFAIL;
-	byte batch[QLEN];
+	byte batch[2];
 	byte nb;
 	bit ok, ovf, inc = 0, disconnected = 0;
 
@@ -289,7 +292,7 @@ proctype PrimaryWorker()
 #if NWRITERS > 1
 		d_step { if :: mark[1] != 0 && mark[1] < w -> w = mark[1] :: else fi }
 #endif
-#if QLEN < NWRITERS
+#if QLEN < NWRITERS || defined(QUEUE_FULL)
 		/* publish_queue: the overflow flag (an exchange: a full barrier) */
 		d_step { ovf = overflow; overflow = 0 }
 		if
@@ -318,8 +321,8 @@ proctype PrimaryWorker()
 				e = batch[j]; seq++; highest = max(highest, e);
 				/* the drained messages carry the watermark already published */
 #ifdef WATERMARK_IN_BATCH
-				publish(MSG_R, seq, e, max(w, last_w), highest);
 				last_w = max(w, last_w);
+				publish(MSG_R, seq, e, last_w, highest);
 #else
 				publish(MSG_R, seq, e, last_w, highest);
 #endif
