@@ -699,11 +699,11 @@ advice_sort_desc(AdviceQual *q)
 {
 	Oid			opfamily;
 	Oid			opcintype;
-	int16		strategy;
+	CompareType cmp;
 
 	return q->kind == ADVICE_KIND_SORT &&
-		get_ordering_op_properties(q->opno, &opfamily, &opcintype, &strategy) &&
-		strategy == BTGreaterStrategyNumber;
+		get_ordering_op_properties(q->opno, &opfamily, &opcintype, &cmp) &&
+		cmp == COMPARE_GT;
 }
 
 /*

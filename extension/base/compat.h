@@ -204,7 +204,13 @@ sfc_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
 	sfc_executor_run((queryDesc), (direction), (count))
 #endif
 
-/* ---- 18: operators' index interpretation ---- */
+/*
+ * ---- 18: operators' index interpretation ----
+ *
+ * 18 names comparisons by CompareType (get_op_index_interpretation,
+ * get_ordering_op_properties); older majors by btree strategy number, which
+ * the COMPARE_ names stand for there.
+ */
 
 #if PG_VERSION_NUM >= 180000
 #define SfcOpInterpretationCmp(interp)	((interp)->cmptype)
@@ -212,6 +218,8 @@ sfc_executor_run(QueryDesc *queryDesc, ScanDirection direction, uint64 count)
 #include "access/stratnum.h"
 #include "utils/lsyscache.h"
 typedef OpBtreeInterpretation OpIndexInterpretation;
+
+typedef int16 CompareType;
 
 #define get_op_index_interpretation(opno)	get_op_btree_interpretation(opno)
 #define SfcOpInterpretationCmp(interp)	((interp)->strategy)
