@@ -49,16 +49,15 @@ BusMsgFormat(const BusMsg *msg)
 	StringInfoData buf;
 
 	initStringInfo(&buf);
-	appendStringInfo(&buf, "sfc1 %s " INT64_FORMAT " %llX %c " UINT64_FORMAT
+	appendStringInfo(&buf, "sfc%d %s " INT64_FORMAT " %llX %c " UINT64_FORMAT
 					 " %X/%X %X/%X %c %u %X/%X ",
-					 msg->node, msg->incarnation, (unsigned long long) msg->sysid,
+					 msg->nrow_relids > 0 ? 2 : 1, msg->node, msg->incarnation, (unsigned long long) msg->sysid,
 					 msg->primary ? 'p' : 's', msg->seq,
 					 LSN_FORMAT_ARGS(msg->watermark), LSN_FORMAT_ARGS(msg->highest_lsn),
 					 (char) msg->kind, msg->dbid, LSN_FORMAT_ARGS(msg->lsn));
 	append_relids(&buf, msg->nrelids, msg->relids);
 	if (msg->nrow_relids > 0)
 	{
-		buf.data[3] = '2';		/* sfc2 */
 		appendStringInfoChar(&buf, ' ');
 		append_relids(&buf, msg->nrow_relids, msg->row_relids);
 		appendStringInfoChar(&buf, ' ');
