@@ -39,6 +39,8 @@ CACHE_OBJS = \
 	extension/cache/cache_init.o \
 	extension/cache/cache_inval_commit.o \
 	extension/cache/cache_inval_counters.o \
+	extension/cache/cache_inval_wal.o \
+	extension/cache/cache_inval_wal_standby.o \
 	extension/cache/cache_inval_hooks.o \
 	extension/cache/cache_inval_writeset.o \
 	extension/cache/cache_key.o \

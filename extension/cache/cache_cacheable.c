@@ -428,6 +428,9 @@ CacheStatementTtl(int ttl_override_s, bool ttl_default)
 
 static CacheStandbyCheck standby_check = NULL;
 
+/* Did the last leader's CacheCheckStandby pass under the WAL's rule? */
+static bool leader_under_wal_rule = false;
+
 /* From an Init: the rule a hot standby caches under (the Redis bus). */
 void
 CacheRegisterStandbyCheck(CacheStandbyCheck check)
@@ -436,17 +439,25 @@ CacheRegisterStandbyCheck(CacheStandbyCheck check)
 }
 
 /*
- * On a hot standby: its replay fires no hook, so only a registered rule
- * (the Redis bus) can say a result is as fresh as the statement's snapshot;
- * then the standby must have replayed past what that rule's invalidations
- * asked for the relations read. Called after the generations are read and
- * before the snapshot is taken (cache_inval_counters.c's order).
+ * On a hot standby: its replay fires no hook, so only the invalidations
+ * replayed from the WAL (cache_inval_wal_standby.c) or a registered rule
+ * (the Redis bus) can say a result is as fresh as the statement's
+ * snapshot; with the bus, the standby must also have replayed past what
+ * its invalidations asked for the relations read. A leader (storing) also
+ * waits for the writers whose WAL record was replayed. Called after the
+ * generations are read and before the snapshot is taken
+ * (cache_inval_counters.c's order).
  */
 CacheBypass
-CacheCheckStandby(List *relids)
+CacheCheckStandby(List *relids, bool storing)
 {
 	CacheBypass why;
 
+	leader_under_wal_rule = storing && CacheWalTrusted();
+	if (leader_under_wal_rule)
+		return CacheWalStoreCheck();
+	if (!storing && CacheWalTrusted())
+		return CACHE_BYPASS_NONE;
 	if (standby_check == NULL)
 		return CACHE_BYPASS_STANDBY;
 	why = standby_check();
@@ -455,6 +466,17 @@ CacheCheckStandby(List *relids)
 	if (!CacheReplayedPast(relids, GetXLogReplayRecPtr(NULL)))
 		return CACHE_BYPASS_STANDBY_BEHIND;
 	return CACHE_BYPASS_NONE;
+}
+
+/*
+ * On a hot standby, for a leader, with the snapshot it executed with:
+ * may its result be stored (under the WAL's rule, replay may have begun
+ * inside a writer's commit: cache_inval_wal_standby.c)?
+ */
+bool
+CacheCheckStandbySnapshot(Snapshot snapshot)
+{
+	return !leader_under_wal_rule || CacheWalSnapshotPastStart(snapshot);
 }
 
 /* What must be checked again at each execution of a cached plan. */
@@ -467,7 +489,7 @@ CacheCheckRuntimeBypass(List *relids)
 		return CACHE_BYPASS_ISOLATION;
 	if (RecoveryInProgress())
 	{
-		CacheBypass why = CacheCheckStandby(relids);
+		CacheBypass why = CacheCheckStandby(relids, false);
 
 		if (why != CACHE_BYPASS_NONE)
 			return why;

@@ -33,6 +33,7 @@ int			cache_ttl_s = 300;
 int			cache_wait_timeout_ms = 10000;
 int			cache_max_statements = 1000;
 int			cache_max_tags_per_transaction = 10000;
+bool		cache_wal_invalidations = false;
 char	   *cache_immutable_functions = NULL;
 bool		cache_admission = true;
 int			cache_admission_window = 0;
@@ -155,6 +156,12 @@ CacheGucInit(void)
 							"Beyond, its writes of tracked tables invalidate every result over them.",
 							&cache_max_tags_per_transaction, 10000, 0, 65536,
 							PGC_USERSET, 0, NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("sfcache.wal_invalidations",
+							 "Whether commits write their invalidations into the WAL, for hot standbys to replay.",
+							 "Every standby must load sfcache first: a standby without it stops replaying at the first such record.",
+							 &cache_wal_invalidations, false,
+							 PGC_POSTMASTER, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.max_entry_size",
 							"Largest result that is stored; larger ones run uncached.",

@@ -2,10 +2,12 @@
  *
  * cache_init.c
  *		The result cache's Init, called once from _PG_init: its settings,
- *		its parts of shared memory (generations, ancestors' epoch, store,
- *		admission, statistics, initialised in that order), singleflight as
+ *		its parts of shared memory (generations, the standby's state of the
+ *		WAL invalidations, ancestors' epoch, store, admission, statistics,
+ *		initialised in that order), singleflight as
  *		the owner of entry states the store asks before evicting, its
- *		custom scan and the relcache callbacks of the per-relation settings. Its hooks are installed by
+ *		custom scan, the relcache callbacks of the per-relation settings and
+ *		the WAL resource manager. Its hooks are installed by
  *		core (core_hooks.c), which calls the entry points in cache.h.
  *
  *-------------------------------------------------------------------------
@@ -20,6 +22,7 @@ CacheInit(void)
 {
 	CacheGucInit();
 	SfcShmemRegister(&CacheInvalShmemPart);
+	SfcShmemRegister(&CacheWalStandbyShmemPart);
 	SfcShmemRegister(&CacheAncestorsShmemPart);
 	SfcShmemRegister(&CacheStoreShmemPart);
 	SfcShmemRegister(&CacheAdmitShmemPart);
@@ -27,6 +30,7 @@ CacheInit(void)
 	CacheSingleflightInit();
 	CacheScanInit();
 	CacheRelationSettingsInit();
+	CacheWalInit();
 	/* statements are counted by query id */
 	EnableQueryId();
 }

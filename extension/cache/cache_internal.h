@@ -52,6 +52,7 @@ extern int	cache_ttl_s;
 extern int	cache_wait_timeout_ms;
 extern int	cache_max_statements;
 extern int	cache_max_tags_per_transaction;
+extern bool cache_wal_invalidations;
 extern char *cache_immutable_functions;
 extern bool cache_admission;
 extern int	cache_admission_window;
@@ -183,7 +184,8 @@ extern void CacheCheckCacheable(Query *query, const char *query_string,
 extern CacheBypass CacheCheckRuntimeBypass(List *relids);
 extern CacheBypass CacheCheckHierarchies(List *inh_roots);
 
-extern CacheBypass CacheCheckStandby(List *relids);
+extern CacheBypass CacheCheckStandby(List *relids, bool storing);
+extern bool CacheCheckStandbySnapshot(Snapshot snapshot);
 
 /* ---- the code a statement runs (cache_code.c) ---- */
 
@@ -260,6 +262,18 @@ extern bool CacheGensAreCurrent(uint64 global_gen, int nslots, const uint32 *slo
 extern void CacheCountersBeforeCommit(const CacheCounterSet *counters, bool global);
 extern void CacheCountersAfterCommit(const CacheCounterSet *counters, bool global);
 extern bool CacheReplayedPast(List *relids, XLogRecPtr replay);
+
+/* ---- invalidations in the WAL (cache_inval_wal.c, cache_inval_wal_standby.c) ---- */
+
+extern void CacheWalInit(void);
+extern void CacheWalLogInvalidations(bool everything, List *relids, List *row_relids,
+									 int ntags, const CacheTag *tags);
+extern const SfcShmemPart CacheWalStandbyShmemPart;
+extern void CacheWalRedoStartup(void);
+extern void CacheWalNoteRecord(TransactionId xid);
+extern bool CacheWalTrusted(void);
+extern CacheBypass CacheWalStoreCheck(void);
+extern bool CacheWalSnapshotPastStart(Snapshot snapshot);
 
 /* ---- the transaction's write set (cache_inval_writeset.c) ---- */
 

@@ -3,8 +3,10 @@
  * cache_inval_commit.c
  *		The commit protocol of invalidation: the transaction callback that
  *		bumps the counters of the transaction's write set around its commit
- *		(once before it becomes visible, once after), the same for COMMIT
- *		PREPARED, and the two registries of callbacks other subsystems
+ *		(once before it becomes visible, once after) and, between the first
+ *		bump and the commit record, writes what it invalidates into the WAL
+ *		for the standbys (cache_inval_wal.c), the same for COMMIT PREPARED,
+ *		and the two registries of callbacks other subsystems
  *		register from their Init: the invalidation callbacks, told of each
  *		relation a committed transaction wrote (the index advice), and the
  *		commit callbacks, told of each commit that invalidates something as
@@ -124,6 +126,26 @@ commit_invalidations(List **whole, List **by_rows, const CacheTag **tags, int *n
 		*ntags = 0;
 }
 
+/*
+ * Before the commit record: what it invalidates, into the WAL for the
+ * standbys (cache_inval_wal.c; nothing unless sfcache.wal_invalidations).
+ */
+static void
+log_invalidations(void)
+{
+	List	   *whole;
+	List	   *by_rows;
+	const CacheTag *tags;
+	int			ntags;
+
+	if (!cache_wal_invalidations)
+		return;
+	commit_invalidations(&whole, &by_rows, &tags, &ntags);
+	CacheWalLogInvalidations(CacheWroteGlobal(), whole, by_rows, ntags, tags);
+	list_free(whole);
+	list_free(by_rows);
+}
+
 /* Tell the commit callbacks a commit (or its abort) begins or ended. */
 static void
 announce_commit(CacheCommitPhase phase)
@@ -181,6 +203,7 @@ CacheXactEvent(XactEvent event)
 			{
 				announce_commit(CACHE_COMMIT_BEGIN);
 				bump_before_commit();
+				log_invalidations();
 				SfcTestHoldOnAdvisoryLock(cache_test_hold_commit_lock);
 			}
 			break;
@@ -215,6 +238,7 @@ CacheCommitPreparedBegin(void)
 	announce_commit(CACHE_COMMIT_BEGIN);
 	CacheNoteGlobalWrite();
 	CacheCountersBeforeCommit(NULL, true);
+	CacheWalLogInvalidations(true, NIL, NIL, 0, NULL);
 	CacheInheritanceEpochBump();
 }
 

@@ -289,8 +289,11 @@ run_as_leader(CacheScanState *state, CacheKey key)
 		storable = CacheGenSnapshotTake(counters, ncounters, &gens);
 		/* a standby: after the generations, before the snapshot */
 		if (storable && RecoveryInProgress())
-			standby_why = CacheCheckStandby(state->priv.relids);
+			standby_why = CacheCheckStandby(state->priv.relids, true);
 		PushActiveSnapshot(GetTransactionSnapshot());
+		if (storable && RecoveryInProgress() && standby_why == CACHE_BYPASS_NONE &&
+			!CacheCheckStandbySnapshot(GetActiveSnapshot()))
+			standby_why = CACHE_BYPASS_COMMIT_IN_FLIGHT;
 		SfcTestHoldOnAdvisoryLock(cache_test_hold_leader_lock);
 		run_child(state, GetActiveSnapshot(), (DestReceiver *) rr);
 		/* the windows of a result to store, with the snapshot it used */
