@@ -213,7 +213,7 @@ $primary->safe_psql('postgres', "UPDATE course SET title = 'bare' WHERE id = 1")
 my $log_offset = 0;
 ok( $bare->wait_for_log(qr/resource manager with ID 128 not registered/, $log_offset),
 	'a standby without sfcache stops replaying at its record, with PostgreSQL\'s message');
-ok( $bare->log_contains(qr/Include the extension module that implements this resource manager in shared_preload_libraries/),
+ok( $bare->log_contains(qr/Include the extension module that implements this resource manager in "?shared_preload_libraries"?/),
 	'and says what to do');
 ok( $bare->wait_for_log(qr/startup process \(PID \d+\) exited with exit code 1/, $log_offset),
 	'and stops: it never shows a write it could not replay');
