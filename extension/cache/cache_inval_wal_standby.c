@@ -205,9 +205,10 @@ CacheWalNoteRecord(TransactionId xid)
 			xid = InvalidTransactionId;
 		}
 		SpinLockRelease(&wal_standby->mutex);
+
 		/*
-		 * The set is full: wait for a snapshot past xid instead. Only
-		 * leaders drop ended transactions: before hot standby is ready
+		 * The set is full: wait for a snapshot past xid instead. Only leaders
+		 * drop ended transactions: before hot standby is ready
 		 * TransactionIdIsInProgress does not know the running ones.
 		 */
 		if (TransactionIdIsValid(xid))
