@@ -54,6 +54,41 @@
  *   WAL_INVAL            design (b): the invalidations in the WAL
  *   WAL_INVAL_AFTER_COMMIT  (b) with the record after the commit record
  *   NO_WAL_INFLIGHT      (b) without the "commit in flight" rule
+ *   WAL_BUMP_BEFORE_ADD  (b) the redo bumps before adding the xid to the set
+ *   WAL_REMOVE_IN_PROGRESS  (b) the redo, the set full, drops an xid still
+ *                        in progress (not asking TransactionIdIsInProgress)
+ *   OVF_IN_PROGRESS      (b) the overflow xid refuses only while that one
+ *                        xid is in progress (instead of: until the
+ *                        snapshot's xmin is past it)
+ *   INFLEN               (b) the in-flight set's size (0..2; 0: every
+ *                        record overflows, as when the set is full of
+ *                        other transactions still in progress)
+ *   START_MIDDLE         (b) the standby starts from a base backup taken at
+ *                        any moment: replay begins at that redo point
+ *   NO_START_HORIZON     (b) without "refuse until xmin >= the checkpoint's
+ *                        next xid"
+ *   WAL_SFCACHE_OFF      (b) the primary runs without sfcache: no records
+ *   WAL_OFF_MIDWAY       (b) the primary's second writer writes no record
+ *                        (sfcache turned off on the primary meanwhile)
+ *   NO_TRUST_RULE        (b) the standby caches before it replayed a record
+ *   ASSERT_NO_HIT        assert that the standby never serves a hit
+ *   SHARED_TIER          the shared result tier: the primary's leader puts
+ *                        its result with L into the shared store, a reader
+ *                        on the standby is served it on a local miss (with
+ *                        PRIMARY_SIDE: the standby's leader puts it, a
+ *                        reader on the primary is served it)
+ *   SHARED_NO_LSN_CHECK  the tier's "last-change LSN <= L" removed
+ *   SHARED_L_FROM_INSERT the primary's leader puts its result with L, the
+ *                        insert position, without the in-flight check
+ *   SHARED_BUMP_AFTER_RECORD  (b) the sfcache record is inserted before
+ *                        CacheCountersBeforeCommit, not after
+ *   SHARED_NO_WAL_READER_INFLIGHT  (b) the tier's reader does not look at
+ *                        the in-flight set
+ *   SHARED_L_REPLAY_END  the standby's L is GetCurrentReplayRecPtr (the
+ *                        record being replayed) instead of GetXLogReplayRecPtr
+ *   SHARED_NO_INFLIGHT   the primary reader's "no commit in flight" removed
+ *   SHARED_LAST_AFTER_INFLIGHT  the primary's last-change LSN is set after
+ *                        the in-flight count drops (in the DONE callback)
  *   QUEUE_FULL           every commit finds the bus queue full (overflow)
  *   BLIND_CHECK          assert that no standby hit is served inside the
  *                        blind window (expected to hold with the bus, to
@@ -140,18 +175,91 @@ bit s_stored = 0;				/* the standby's cache entry is ready */
 byte s_res, s_res_gen;
 byte horizon = 0;				/* bus_shared->horizon: 0 whenever !usable */
 byte pending = 0;				/* bus_shared->pending_global and pending[slot] */
-bit s_infl[2];					/* (b): xid's sfcache record replayed, its commit not yet */
 bit hb_covers_other = 0;		/* ghost: a watermark >= other_lsn reached the standby */
 
 /*
- * ---- a writing transaction on the primary (cache_inval_commit.c
- * CacheXactEvent; bus_shmem.c BusCommitCallback) ----
+ * ---- design (b) (cache_inval_wal.c): the primary's transaction ids, the
+ * standby's in-flight set and what it knows of each xid ----
  */
+#ifndef INFLEN
+#define INFLEN 2				/* the in-flight set's entries (0..2) */
+#endif
+byte next_xid = 1;				/* ShmemVariableCache->nextXid: xids are 1..NWRITERS */
+byte s_inf[2];					/* the in-flight set: an xid, or 0 (INFLEN used) */
+byte s_ovf = 0;					/* the overflow xid: the highest that did not fit */
+bit s_done[NWRITERS + 1];		/* xid's commit replayed: out of KnownAssignedXids */
+byte s_hzn = 0;					/* H: the next xid of the checkpoint replay began at */
+bit s_trusted = 0;				/* an sfcache record was replayed since the start */
+#ifdef START_MIDDLE
+bit s_started = 0;				/* replay began (reached consistency): queries run */
+#else
+bit s_started = 1;
+#endif
+byte s_last = 0;				/* (b) the slot's last-change LSN, set by the redo */
+
+/* ---- the shared result tier (Redis): one entry, its result and its L ---- */
+bit sh_stored = 0;
+byte sh_res, sh_L;
+byte p_last = 0;				/* the primary's last-change LSN of R (commit DONE) */
+
+/*
+ * ---- a writing transaction on the primary (cache_inval_commit.c
+ * CacheXactEvent; bus_shmem.c BusCommitCallback; (b) cache_inval_wal.c) ----
+ */
+
+/*
+ * The commit record, then its visibility: one step, or two when a process
+ * reads the insert position (the shared tier's L on the primary) and could
+ * tell a record written from a commit visible.
+ */
+#if defined(SHARED_TIER) && !defined(PRIMARY_SIDE)
+#define SPLIT_VISIBLE
+#endif
+
+/* (b): does this writer insert sfcache's record (is sfcache on)? */
+#if defined(WAL_SFCACHE_OFF)
+#define WRITES_RECORD(i) false
+#elif defined(WAL_OFF_MIDWAY)
+#define WRITES_RECORD(i) (i == 0)
+#else
+#define WRITES_RECORD(i) true
+#endif
+
+/* the primary's own counters: on the primary side, and for the shared tier */
+#if defined(PRIMARY_SIDE) || defined(SHARED_TIER)
+#define PRIMARY_COUNTERS
+#endif
+
+/* (b): XLogInsert of sfcache's record (its counters, its xid) */
+inline inval_record()
+{
+	if
+	:: WRITES_RECORD(i) ->
+		d_step { insert_lsn++; wal_kind[insert_lsn] = REC_INVAL; wal_xid[insert_lsn] = xid }
+	:: else -> skip
+	fi
+}
+
 proctype Writer(byte i)
 {
 	byte lsn;
+#ifdef WAL_INVAL
+	byte xid;
 
-#ifdef PRIMARY_SIDE
+	/* GetCurrentTransactionId, at its first write */
+	d_step { xid = next_xid; next_xid++ }
+#else
+#define xid i
+#endif
+
+#if !defined(PRIMARY_SIDE) && !defined(WAL_INVAL)
+	/* announce_commit(CACHE_COMMIT_BEGIN): the mark, before the commit record */
+	mark[i] = insert_lsn;
+#endif
+#if defined(WAL_INVAL) && defined(SHARED_BUMP_AFTER_RECORD)
+	inval_record();				/* planted: the record before the bump */
+#endif
+#ifdef PRIMARY_COUNTERS
 	/* XACT_EVENT_PRE_COMMIT: CacheCountersBeforeCommit */
 	d_step {
 #ifndef NO_PRECOMMIT_BUMP
@@ -159,33 +267,49 @@ proctype Writer(byte i)
 #endif
 		p_inflight++
 	}
-#elif !defined(WAL_INVAL)
-	/* announce_commit(CACHE_COMMIT_BEGIN): the mark, before the commit record */
-	mark[i] = insert_lsn;
 #endif
-#if defined(WAL_INVAL) && !defined(WAL_INVAL_AFTER_COMMIT)
-	/* (b): XLogInsert of sfcache's record (its counters, its xid) at PRE_COMMIT */
-	d_step { insert_lsn++; wal_kind[insert_lsn] = REC_INVAL; wal_xid[insert_lsn] = i }
+#if defined(WAL_INVAL) && !defined(WAL_INVAL_AFTER_COMMIT) && !defined(SHARED_BUMP_AFTER_RECORD)
+	/* (b): sfcache's record at PRE_COMMIT, after CacheCountersBeforeCommit */
+	inval_record();
 #endif
 	/* RecordTransactionCommit, ProcArrayEndTransaction: the commit is visible */
 	d_step {
-		insert_lsn++; wal_kind[insert_lsn] = REC_COMMIT; wal_xid[insert_lsn] = i;
+		insert_lsn++; wal_kind[insert_lsn] = REC_COMMIT; wal_xid[insert_lsn] = xid;
 		lsn = insert_lsn;		/* XactLastCommitEnd */
+#ifndef SPLIT_VISIBLE
 		p_visible++
-	}
-#if defined(WAL_INVAL) && defined(WAL_INVAL_AFTER_COMMIT)
-	d_step { insert_lsn++; wal_kind[insert_lsn] = REC_INVAL; wal_xid[insert_lsn] = i }
 #endif
-#ifdef PRIMARY_SIDE
-	/* XACT_EVENT_COMMIT: CacheCountersAfterCommit */
+	}
+#ifdef SPLIT_VISIBLE
+	p_visible++;
+#endif
+#if defined(WAL_INVAL) && defined(WAL_INVAL_AFTER_COMMIT)
+	inval_record();
+#endif
+#ifdef PRIMARY_COUNTERS
+	/*
+	 * XACT_EVENT_COMMIT: CacheCountersAfterCommit, which raises the tier's
+	 * changed-at LSN of R (XactLastCommitEnd) before the in-flight count
+	 * drops
+	 */
 	d_step {
 #ifndef NO_COMMIT_BUMP
 		p_gen++;
 #endif
-		p_inflight--;
-		writers_done++
+#if defined(SHARED_TIER) && !defined(SHARED_LAST_AFTER_INFLIGHT)
+		p_last = max(p_last, lsn);
+#endif
+#ifdef PRIMARY_SIDE
+		writers_done++;
+#endif
+		p_inflight--
 	}
-#elif !defined(WAL_INVAL)
+#if defined(SHARED_TIER) && defined(SHARED_LAST_AFTER_INFLIGHT)
+	/* planted: in announce_commit(CACHE_COMMIT_DONE), after the drop */
+	p_last = max(p_last, lsn);
+#endif
+#endif
+#if !defined(PRIMARY_SIDE) && !defined(WAL_INVAL)
 	/* announce_commit(CACHE_COMMIT_DONE): enqueue (or the overflow flag), unmark */
 	d_step {
 		if
@@ -197,10 +321,11 @@ proctype Writer(byte i)
 		lsn = 0
 	}
 	d_step { mark[i] = 0; writers_done++ }
-#else
-	d_step { writers_done++; lsn = 0 }
+#elif !defined(PRIMARY_SIDE)
+	d_step { writers_done++; lsn = 0; xid = 0 }
 #endif
 }
+#undef xid
 
 /* ---- autovacuum, a checkpoint, a write to a table nothing cached reads ---- */
 proctype OtherWal()
@@ -369,29 +494,99 @@ turn_end:
 }
 
 /* ---- the standby's startup process (xlogrecovery.c ApplyWalRecord) ---- */
+
+/* (b): is the in-flight set full? */
+#if INFLEN == 0
+#define INF_FULL true
+#elif INFLEN == 1
+#define INF_FULL (s_inf[0] != 0)
+#else
+#define INF_FULL (s_inf[0] != 0 && s_inf[1] != 0)
+#endif
+
+/*
+ * (b) the redo's first step: the xid into the in-flight set; the set full,
+ * first drop the xids no longer in progress (TransactionIdIsInProgress),
+ * then, still full, raise the overflow xid
+ */
+inline inflight_add(x)
+{
+	if
+	:: INF_FULL ->
+#ifdef WAL_REMOVE_IN_PROGRESS
+		/* planted: the oldest entry leaves without asking */
+		if :: INFLEN > 0 -> s_inf[0] = 0 :: else -> skip fi;
+#else
+		if :: INFLEN > 0 && s_done[s_inf[0]] -> s_inf[0] = 0 :: else -> skip fi;
+		if :: INFLEN > 1 && s_done[s_inf[1]] -> s_inf[1] = 0 :: else -> skip fi;
+#endif
+	:: else -> skip
+	fi;
+	if
+	:: INFLEN > 0 && s_inf[0] == 0 -> s_inf[0] = x
+	:: INFLEN > 1 && s_inf[0] != 0 && s_inf[1] == 0 -> s_inf[1] = x
+	:: else -> s_ovf = max(s_ovf, x)
+	fi
+}
+
+/* (b) the redo's second step: the last-change LSN, then the bump */
+#ifdef SHARED_TIER
+#define WAL_BUMP s_last = max(s_last, next); s_gen++; s_trusted = 1
+#else
+#define WAL_BUMP s_gen++; s_trusted = 1
+#endif
+
 proctype Startup()
 {
 	byte next;
+#ifdef START_MIDDLE
+	byte k;
 
+	/*
+	 * A base backup taken now: replay begins at the redo point of the
+	 * checkpoint taken now (the insert position), with what committed
+	 * before it visible, and the rmgr's startup callback takes H, that
+	 * checkpoint's next xid
+	 */
+	d_step {
+		replayed = insert_lsn; replay_end = insert_lsn;
+		k = 1;
+		do
+		:: k <= replayed ->
+			if
+			:: wal_kind[k] == REC_COMMIT -> s_visible++; s_done[wal_xid[k]] = 1
+			:: else -> skip
+			fi;
+			k++
+		:: else -> break
+		od;
+		k = 0;
+#ifndef NO_START_HORIZON
+		s_hzn = next_xid;
+#endif
+		s_started = 1
+	}
+#endif
 	do
 	:: replayed < insert_lsn && wal_kind[replayed + 1] == REC_COMMIT ->
 		/* (streamed: the record is on the standby) before the redo */
 		d_step { next = replayed + 1; replay_end = next }
-		/* rm_redo: xact_redo_commit makes the commit visible */
-		d_step { s_visible++; s_infl[wal_xid[next]] = 0 }
+		/*
+		 * rm_redo: xact_redo_commit makes the commit visible, and the xid
+		 * leaves KnownAssignedXids at the same moment (no sfcache hook)
+		 */
+		d_step { s_visible++; s_done[wal_xid[next]] = 1 }
 		/* after the redo */
 		d_step { replayed = next; next = 0 }
 	:: replayed < insert_lsn && wal_kind[replayed + 1] == REC_INVAL ->
-		/* (b) the custom resource manager's redo: bump, in flight */
-		d_step {
-			next = replayed + 1;
-			replay_end = next;
-			s_gen++;
-#ifndef WAL_INVAL_AFTER_COMMIT
-			s_infl[wal_xid[next]] = 1;
+		/* (b) the custom resource manager's redo: in flight, then (barrier) bump */
+#ifdef WAL_BUMP_BEFORE_ADD
+		d_step { next = replayed + 1; replay_end = next; WAL_BUMP }
+		d_step { inflight_add(wal_xid[next]); replayed = next; next = 0 }
+#else
+		d_step { next = replayed + 1; replay_end = next; inflight_add(wal_xid[next]) }
+		d_step { WAL_BUMP; replayed = next; next = 0 }
 #endif
-			replayed = next; next = 0
-		}
 	:: replayed < insert_lsn && wal_kind[replayed + 1] == REC_OTHER ->
 		d_step { replay_end = replayed + 1; replayed = replay_end }
 	:: replayed == insert_lsn && writers_done == NWRITERS -> break
@@ -506,7 +701,12 @@ proctype StandbyWorker()
 			ch[0].used = 0; ch[1].used = 0; ch[2].used = 0;
 			peer_known = 0; peer_inc = 0; last_seq = 0; peer_wm = 0
 		}
+#ifdef SHARED_TIER
+		/* a flush with no LSN raises the changed-at LSN to the replay position */
+		d_step { pending = max(pending, replay_end); s_gen++ }
+#else
 		s_gen++
+#endif
 	:: pworker_done && !ch[0].used && !ch[1].used && !ch[2].used -> break
 	od
 }
@@ -529,25 +729,95 @@ inline standby_check(rp, ok)
 #endif
 }
 
+/*
+ * (b): one entry of the in-flight set, read under its lock: in progress
+ * (TransactionIdIsInProgress: still in KnownAssignedXids) refuses the
+ * store; resolved, the leader drops it from the set (if still there)
+ */
+inline inflight_entry(e, k)
+{
+	if
+	:: e != 0 ->
+		d_step {
+			if
+			:: !s_done[e] -> quiet = 0
+			:: else ->
+				if
+				:: s_inf[k] == e -> s_inf[k] = 0
+				:: else -> skip
+				fi
+			fi;
+			e = 0
+		}
+	:: else -> skip
+	fi
+}
+
 /* ---- a leader on the standby (cache_scan.c run_as_leader) ---- */
 proctype StandbyLeader()
 {
 	byte g, snap, h, rp;
 	bit quiet = 1, ok = 1;
-
-	g = s_gen;					/* CacheGenSnapshotTake */
 #ifdef WAL_INVAL
-#ifndef NO_WAL_INFLIGHT
-	/* (b): refused while a writer whose record bumped is unresolved */
-	quiet = !s_infl[0];
-	quiet = quiet && !s_infl[1];
+	byte e0, e1, eo, hz, k;
+
+#ifdef START_MIDDLE
+	s_started;					/* hot standby: consistent, queries run */
 #endif
+	/* CacheGenSnapshotTake; the standby check: an sfcache record replayed */
+	d_step {
+		g = s_gen;
+#ifndef NO_TRUST_RULE
+		ok = s_trusted
+#endif
+	}
+#ifndef NO_WAL_INFLIGHT
+	/* the in-flight set, after the generations, before the snapshot */
+	d_step { e0 = s_inf[0]; e1 = s_inf[1]; eo = s_ovf }
+	inflight_entry(e0, 0);
+	inflight_entry(e1, 1);
+#ifdef OVF_IN_PROGRESS
+	/* the overflow xid, as one more entry */
+	if
+	:: eo != 0 ->
+		d_step {
+			if
+			:: !s_done[eo] -> quiet = 0
+			:: else -> skip
+			fi;
+			eo = 0
+		}
+	:: else -> skip
+	fi;
+#endif
+#endif
+	/*
+	 * The snapshot, and its xmin (the oldest xid in KnownAssignedXids):
+	 * refused unless xmin >= H (every transaction that could have written
+	 * a record before the redo point has ended) and xmin > the overflow xid
+	 */
+	d_step {
+		snap = s_visible;
+		hz = max(s_hzn, eo + (eo != 0 -> 1 : 0));
+		k = 1;
+		do
+		:: k <= NWRITERS ->
+			if
+			:: k < hz && !s_done[k] -> ok = 0
+			:: else -> skip
+			fi;
+			k++
+		:: else -> break
+		od;
+		k = 0; hz = 0; eo = 0
+	}
 #else
+	g = s_gen;					/* CacheGenSnapshotTake */
 	/* CacheCheckStandby, after the generations, before the snapshot */
 	rp = replayed;				/* GetXLogReplayRecPtr: every commit to it is visible */
 	standby_check(rp, ok);
-#endif
 	snap = s_visible;			/* the snapshot */
+#endif
 	d_step {
 		if
 #ifdef NO_PUBLISH_CHECK
@@ -571,6 +841,9 @@ proctype StandbyReader()
 	/* arrives after the record that touched nothing cached was replayed */
 	other_lsn != 0 && replayed >= other_lsn;
 #endif
+#ifdef START_MIDDLE
+	s_started;
+#endif
 	snap = s_visible;			/* the statement's snapshot */
 #ifndef WAL_INVAL
 	/* CacheCheckRuntimeBypass: CacheCheckStandby */
@@ -592,6 +865,9 @@ proctype StandbyReader()
 		if
 		:: ok && s_stored && s_res_gen == s_gen ->
 			assert(s_res >= snap);
+#ifdef ASSERT_NO_HIT
+			assert(false);
+#endif
 #ifdef BLIND_CHECK
 			/* a hit although no watermark has covered that record */
 			assert(hb_covers_other)
@@ -602,6 +878,141 @@ proctype StandbyReader()
 	}
 }
 
+/*
+ * ---- the shared result tier (bus_results.c): a leader puts its result
+ * into the shared store with L, every commit ending at or before L being
+ * visible to its snapshot; a reader on the other node, on a local miss, is
+ * served it if its node's last-change LSN of R is at or before L and its
+ * node's own check passes ----
+ */
+
+/*
+ * The primary's L: the insert position, read before the counters; the
+ * entry is put only under the local store rule (no commit in flight on R,
+ * the generation unchanged at publish)
+ */
+proctype TierLeaderPrimary()
+{
+	byte L, snap, g;
+	bit quiet;
+
+	L = insert_lsn;				/* GetXLogInsertRecPtr */
+	/* CacheGenSnapshotTake: the generations, then the in-flight counts */
+	g = p_gen;
+	quiet = (p_inflight == 0);
+#ifdef SHARED_L_FROM_INSERT
+	quiet = 1;
+#endif
+	snap = p_visible;			/* the snapshot */
+	/* CacheSingleflightPublish's check, then the SET of the shared entry */
+	d_step {
+		if
+		:: quiet && p_gen == g -> sh_stored = 1; sh_res = snap; sh_L = L
+		:: else -> skip
+		fi;
+		L = 0; snap = 0; g = 0; quiet = 0
+	}
+}
+
+/* the standby's L: GetXLogReplayRecPtr, before the snapshot */
+proctype TierLeaderStandby()
+{
+	byte L, snap;
+
+#ifdef SHARED_L_REPLAY_END
+	L = replay_end;				/* planted: the record being replayed, maybe not visible */
+#else
+	L = replayed;
+#endif
+	snap = s_visible;
+	d_step { sh_stored = 1; sh_res = snap; sh_L = L; L = 0; snap = 0 }
+}
+
+/*
+ * A reader on the standby, on a local miss, its statement's snapshot taken
+ * first: its node's knowledge complete up to that snapshot (bus: the bus's
+ * standby check, horizon >= GetCurrentReplayRecPtr; (b): the WAL trusted
+ * and no xid of the in-flight set in progress), then (barrier) R's
+ * changed-at LSN on this node (bus: the replay-needed LSN the messages
+ * raised; (b): the redo's) at or before the entry's L, then L at or before
+ * GetXLogReplayRecPtr (not newer than this node)
+ */
+proctype TierReaderStandby()
+{
+	byte snap, h, L, r, last;
+	bit ok = 1, st;
+#if defined(WAL_INVAL) && !defined(SHARED_NO_WAL_READER_INFLIGHT)
+	byte e0, e1, eo;
+#endif
+
+#ifdef START_MIDDLE
+	s_started;
+#endif
+	snap = s_visible;
+	d_step { st = sh_stored; r = sh_res; L = sh_L }	/* GET */
+#ifdef WAL_INVAL
+#ifndef NO_TRUST_RULE
+	ok = s_trusted;
+#endif
+#ifndef SHARED_NO_WAL_READER_INFLIGHT
+	d_step { e0 = s_inf[0]; e1 = s_inf[1]; eo = s_ovf }
+	d_step {
+		ok = ok && (e0 == 0 || s_done[e0]) && (e1 == 0 || s_done[e1]) &&
+			(eo == 0 || s_done[eo]);
+		e0 = 0; e1 = 0; eo = 0
+	}
+#endif
+	last = s_last;
+#else
+	/* BusStandbyCheck */
+	h = horizon;
+	ok = (h != 0 && h >= replay_end);
+	h = 0;
+	last = pending;
+#endif
+	d_step {
+		if
+#ifdef SHARED_NO_LSN_CHECK
+		:: ok && st && L <= replayed -> assert(r >= snap)
+#else
+		:: ok && st && last <= L && L <= replayed -> assert(r >= snap)
+#endif
+		:: else -> skip
+		fi;
+		snap = 0; L = 0; r = 0; last = 0; ok = 0; st = 0	/* dead */
+	}
+}
+
+/*
+ * A reader on the primary, on a local miss: the shared entry, served if no
+ * commit is in flight on R (the in-flight counts, read after the snapshot)
+ * and R's changed-at LSN on the primary is at or before its L (the start's
+ * known_from is not modelled: the primary does not restart)
+ */
+proctype TierReaderPrimary()
+{
+	byte snap, L, r, last;
+	bit ok = 1, st;
+
+	snap = p_visible;
+	d_step { st = sh_stored; r = sh_res; L = sh_L }	/* GET */
+#ifndef SHARED_NO_INFLIGHT
+	ok = (p_inflight == 0);
+#endif
+	last = p_last;
+	d_step {
+		if
+#ifdef SHARED_NO_LSN_CHECK
+		:: ok && st -> assert(r >= snap)
+#else
+		:: ok && st && last <= L -> assert(r >= snap)
+#endif
+		:: else -> skip
+		fi;
+		snap = 0; L = 0; r = 0; last = 0; ok = 0; st = 0	/* dead */
+	}
+}
+
 init
 {
 	atomic {
@@ -609,7 +1020,12 @@ init
 #if NWRITERS > 1
 		run Writer(1);
 #endif
-#ifdef PRIMARY_SIDE
+#if defined(PRIMARY_SIDE) && defined(SHARED_TIER)
+		/* a standby's result read on the primary */
+		run Startup();
+		run TierLeaderStandby();
+		run TierReaderPrimary()
+#elif defined(PRIMARY_SIDE)
 		run PrimaryLeader();
 		run PrimaryReader()
 #else
@@ -621,8 +1037,14 @@ init
 		run StandbyWorker();
 #endif
 		run Startup();
+#ifdef SHARED_TIER
+		/* the primary's result read on the standby */
+		run TierLeaderPrimary();
+		run TierReaderStandby()
+#else
 		run StandbyLeader();
 		run StandbyReader()
+#endif
 #endif
 	}
 }
