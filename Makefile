@@ -51,6 +51,7 @@ CACHE_OBJS = \
 	extension/cache/cache_replay.o \
 	extension/cache/cache_run.o \
 	extension/cache/cache_scan.o \
+	extension/cache/cache_shared.o \
 	extension/cache/cache_key_settings.o \
 	extension/cache/cache_singleflight.o \
 	extension/cache/cache_sql.o \
@@ -91,6 +92,7 @@ BUS_OBJS = \
 	extension/bus/bus_msg.o \
 	extension/bus/bus_receive.o \
 	extension/bus/bus_redis.o \
+	extension/bus/bus_results.o \
 	extension/bus/bus_shmem.o \
 	extension/bus/bus_sql.o \
 	extension/bus/bus_standby.o \

@@ -3,7 +3,8 @@
 \echo Use "ALTER EXTENSION sfcache UPDATE TO '0.4'" to load this file. \quit
 
 -- sfcache.stats and sfcache.statements: one outcome per execution
--- (leader_executions, not_admitted, window_hits; statements' misses gone).
+-- (leader_executions, not_admitted, window_hits, the shared tier's shared_*;
+-- statements' misses gone).
 -- The functions' OUT columns change, so they and their views are recreated.
 DROP VIEW sfcache.stats;
 DROP FUNCTION sfcache.stats_counters();
@@ -15,6 +16,8 @@ CREATE FUNCTION sfcache.stats_counters(
 	OUT handoffs bigint, OUT stores bigint, OUT evictions bigint,
 	OUT invalidations bigint, OUT expirations bigint, OUT wait_timeouts bigint,
 	OUT leader_executions bigint, OUT not_admitted bigint, OUT window_hits bigint,
+	OUT shared_hits bigint, OUT shared_stores bigint, OUT shared_refusals bigint,
+	OUT shared_lock_waits bigint, OUT shared_errors bigint,
 	OUT bypasses bigint, OUT bytes_used bigint, OUT entries bigint,
 	OUT untracked_statements bigint, OUT reset_at timestamptz)
 RETURNS record

@@ -230,6 +230,8 @@ CREATE FUNCTION sfcache.stats_counters(
 	OUT handoffs bigint, OUT stores bigint, OUT evictions bigint,
 	OUT invalidations bigint, OUT expirations bigint, OUT wait_timeouts bigint,
 	OUT leader_executions bigint, OUT not_admitted bigint, OUT window_hits bigint,
+	OUT shared_hits bigint, OUT shared_stores bigint, OUT shared_refusals bigint,
+	OUT shared_lock_waits bigint, OUT shared_errors bigint,
 	OUT bypasses bigint, OUT bytes_used bigint, OUT entries bigint,
 	OUT untracked_statements bigint, OUT reset_at timestamptz)
 RETURNS record

@@ -3,7 +3,9 @@
  * bus_guc.c
  *		Owns the bus's settings and its Init: sfcache.redis_url (reloadable;
  *		its password never shown), sfcache.redis_channel, sfcache.node_name,
- *		sfcache.redis_heartbeat_ms and sfcache.redis_liveness_s.
+ *		sfcache.redis_heartbeat_ms, sfcache.redis_liveness_s, and the
+ *		shared result tier's sfcache.redis_results and
+ *		sfcache.redis_results_timeout.
  *
  * The password: sfcache.redis_url's check hook keeps the URL it was given
  * in its "extra" and replaces the setting's value by the masked URL, so
@@ -35,6 +37,8 @@ char	   *bus_node_name = NULL;
 char	   *bus_redis_password_file = NULL;
 int			bus_heartbeat_ms = 20;
 int			bus_liveness_s = 5;
+bool		bus_redis_results = false;
+int			bus_redis_results_timeout_ms = 10;
 
 static bool
 check_redis_url(char **newval, void **extra, GucSource source)
@@ -149,6 +153,16 @@ BusGucInit(void)
 							"Expiry of this node's liveness key in Redis.",
 							NULL, &bus_liveness_s, 5, 2, 3600, PGC_SIGHUP,
 							GUC_UNIT_S, NULL, NULL, NULL);
+	DefineCustomBoolVariable("sfcache.redis_results",
+							 "Shares results between the nodes of a physical cluster through Redis (needs sfcache.redis_url).",
+							 "A result computed on one node is served on the others when no commit they know of changed what it read since; a cross-node lock computes each result once.",
+							 &bus_redis_results, false, PGC_SIGHUP, 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("sfcache.redis_results_timeout",
+							"How long a backend waits for Redis to connect or to answer one command of the shared result tier.",
+							"Beyond it, or on any Redis error, the tier counts as empty and is not asked again for a second.",
+							&bus_redis_results_timeout_ms, 10, 1, 60000, PGC_SIGHUP,
+							GUC_UNIT_MS, NULL, NULL, NULL);
 }
 
 bool

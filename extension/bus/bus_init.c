@@ -2,8 +2,8 @@
  *
  * bus_init.c
  *		The bus's Init, from _PG_init: its settings, its shared memory part,
- *		the cache's commit callback and standby rule, and its background
- *		worker.
+ *		the cache's commit callback, standby rule and shared result tier,
+ *		and its background worker.
  *
  *-------------------------------------------------------------------------
  */
@@ -18,5 +18,6 @@ BusInit(void)
 	SfcShmemRegister(&BusShmemPart);
 	CacheRegisterCommitCallback(BusCommitCallback);
 	CacheRegisterStandbyCheck(BusStandbyCheck);
+	CacheRegisterSharedTier(&BusSharedTier);
 	BusRegisterWorker();
 }

@@ -10,7 +10,8 @@
  * Files: bus_init.c (Init), bus_guc.c (settings), bus_url.c (redis URLs, masking),
  * bus_shmem.c (shared state, the committing backends' side), bus_msg.c
  * (messages), bus_receive.c (applying others' messages), bus_standby.c
- * (the hot standby's rule), bus_redis.c (hiredis), bus_worker.c (the
+ * (the hot standby's rule), bus_redis.c (hiredis), bus_results.c (the
+ * shared result tier's Redis side, in backends), bus_worker.c (the
  * worker's loop), bus_sql.c (sfcache.bus, sfcache.bus_peers).
  *
  *-------------------------------------------------------------------------
@@ -43,6 +44,8 @@ extern char *bus_node_name;
 extern char *bus_redis_password_file;
 extern int	bus_heartbeat_ms;
 extern int	bus_liveness_s;
+extern bool bus_redis_results;
+extern int	bus_redis_results_timeout_ms;
 
 extern void BusGucInit(void);
 extern bool BusConfigured(void);
@@ -195,6 +198,9 @@ extern CacheBypass BusStandbyCheck(void);
 
 /* ---- hiredis (bus_redis.c) ---- */
 
+struct redisContext;
+
+extern struct redisContext *BusRedisOpen(const char *url, int timeout_ms, char *error);
 extern bool BusRedisConnect(const char *url, const char *channel, char *error);
 extern void BusRedisDisconnect(void);
 extern bool BusRedisConnected(void);
@@ -205,6 +211,10 @@ extern bool BusRedisSetLiveness(const char *key, const char *value, int ttl_s,
 extern int	BusRedisExists(const char *key, char *error);
 extern bool BusRedisReadMessages(void (*deliver) (const char *payload, size_t len),
 								 char *error);
+
+/* ---- the shared result tier's Redis side (bus_results.c) ---- */
+
+extern const CacheSharedTier BusSharedTier;
 
 /* ---- the worker (bus_worker.c) ---- */
 

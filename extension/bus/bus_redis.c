@@ -7,9 +7,10 @@
  *		anything; one subscribed to the channel, read only when its socket
  *		is readable (the worker waits on it with its latch).
  *
- * Only the worker process calls these. Error texts are copied into the
- * caller's buffer (BUS_ERROR_LEN); they never contain the password, which
- * only AUTH sends.
+ * Only the worker process calls these, but BusRedisOpen, which opens one
+ * connection for a backend's shared result tier (bus_results.c). Error
+ * texts are copied into the caller's buffer (BUS_ERROR_LEN); they never
+ * contain the password, which only AUTH sends.
  *
  *-------------------------------------------------------------------------
  */
@@ -24,6 +25,7 @@
 #include "bus/bus_internal.h"
 
 static redisContext * cmd_ctx = NULL;
+static redisContext * open_one_timeout(const BusUrl *url, int timeout_ms, char *error);
 static redisContext * sub_ctx = NULL;
 
 #define BUS_REDIS_TIMEOUT_MS 1000
@@ -42,7 +44,13 @@ set_error(char *error, const char *what, redisContext * ctx, redisReply * reply)
 static redisContext *
 open_one(const BusUrl *url, char *error)
 {
-	struct timeval tv = {BUS_REDIS_TIMEOUT_MS / 1000, (BUS_REDIS_TIMEOUT_MS % 1000) * 1000};
+	return open_one_timeout(url, BUS_REDIS_TIMEOUT_MS, error);
+}
+
+static redisContext *
+open_one_timeout(const BusUrl *url, int timeout_ms, char *error)
+{
+	struct timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000};
 	redisContext *ctx;
 	redisReply *reply = NULL;
 
@@ -156,6 +164,26 @@ BusRedisConnect(const char *url_text, const char *channel, char *error)
 	if (!ok)
 		BusRedisDisconnect();
 	return ok;
+}
+
+/*
+ * One connection to url (the password file read as the worker does),
+ * connecting and answering each command within timeout_ms; NULL with
+ * error set.
+ */
+redisContext *
+BusRedisOpen(const char *url_text, int timeout_ms, char *error)
+{
+	BusUrl		url;
+	const char *why;
+	redisContext *ctx = NULL;
+
+	if (!BusUrlParse(url_text, &url, &why))
+		snprintf(error, BUS_ERROR_LEN, "invalid sfcache.redis_url: %s", why);
+	else if (read_password_file(&url, error))
+		ctx = open_one_timeout(&url, timeout_ms, error);
+	free_url(&url);
+	return ctx;
 }
 
 void

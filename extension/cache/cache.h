@@ -196,4 +196,44 @@ extern void CacheInvalidateRowsOf(Oid dbid, int nrelids, const Oid *relids,
 extern void CacheInvalidateAllNow(XLogRecPtr replay_needed);
 extern int	CacheSlotsAwaitingReplay(XLogRecPtr replay, XLogRecPtr *replay_needed_all);
 
+/*
+ * cache_shared.c: the shared result tier (sfcache.redis_results). The Redis
+ * side registers itself (extension/bus, bus_results.c); the cache owns
+ * what an entry holds, when one may be served (doc/DESIGN.md, "The shared
+ * result tier") and when to ask. A name is the system identifier, the
+ * timeline and the 128-bit key: nodes that differ in either never share.
+ * Every call answers at once or within the tier's own timeout, never
+ * raises an error, and says whether Redis failed (*error): the cache then
+ * behaves as if the tier were empty. Called with no lock held.
+ */
+typedef struct CacheSharedName
+{
+	uint64		sysid;
+	uint32		timeline;
+	uint64		key_hi;
+	uint64		key_lo;
+} CacheSharedName;
+
+typedef enum CacheSharedLock
+{
+	CACHE_SHARED_LOCK_OURS,		/* taken: compute, put, unlock */
+	CACHE_SHARED_LOCK_HELD,		/* another node computes it */
+	CACHE_SHARED_LOCK_ERROR
+} CacheSharedLock;
+
+typedef struct CacheSharedTier
+{
+	bool		(*enabled) (void);
+	/* the entry's bytes (palloc'd) or NULL when there is none */
+	char	   *(*get) (const CacheSharedName *name, Size *len, bool *error);
+	bool		(*put) (const CacheSharedName *name, const char *data, Size len,
+						int ttl_ms);
+	/* the cross-node lock, expiring after expire_ms */
+	CacheSharedLock (*lock) (const CacheSharedName *name, int expire_ms);
+	/* release it if it is still this backend's */
+	void		(*unlock) (const CacheSharedName *name);
+} CacheSharedTier;
+
+extern void CacheRegisterSharedTier(const CacheSharedTier *tier);
+
 #endif							/* SFCACHE_CACHE_H */

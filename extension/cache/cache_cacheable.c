@@ -453,10 +453,13 @@ CacheCheckStandby(List *relids, bool storing)
 {
 	CacheBypass why;
 
-	leader_under_wal_rule = storing && CacheWalTrusted();
-	if (leader_under_wal_rule)
-		return CacheWalStoreCheck();
-	if (!storing && CacheWalTrusted())
+	if (storing)
+	{
+		leader_under_wal_rule = CacheWalTrusted();
+		if (leader_under_wal_rule)
+			return CacheWalStoreCheck();
+	}
+	else if (CacheWalTrusted())
 		return CACHE_BYPASS_NONE;
 	if (standby_check == NULL)
 		return CACHE_BYPASS_STANDBY;

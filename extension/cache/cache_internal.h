@@ -262,6 +262,12 @@ extern bool CacheGensAreCurrent(uint64 global_gen, int nslots, const uint32 *slo
 extern void CacheCountersBeforeCommit(const CacheCounterSet *counters, bool global);
 extern void CacheCountersAfterCommit(const CacheCounterSet *counters, bool global);
 extern bool CacheReplayedPast(List *relids, XLogRecPtr replay);
+extern void CacheCountersChangedAt(const CacheCounterSet *counters, bool global,
+								   XLogRecPtr lsn);
+extern XLogRecPtr CacheKnownFrom(void);
+extern bool CacheCountersQuiet(const uint32 *counters, int ncounters);
+extern bool CacheCountersUnchangedSince(const uint32 *counters, int ncounters,
+										XLogRecPtr lsn);
 
 /* ---- invalidations in the WAL (cache_inval_wal.c, cache_inval_wal_standby.c) ---- */
 
@@ -387,6 +393,12 @@ typedef enum CacheStat
 	CACHE_STAT_WINDOW_HITS,		/* of the hits and coalesced followers, those
 								 * served by a validity window for other
 								 * constants than the leader's */
+	CACHE_STAT_SHARED_HITS,		/* of the hits, those served from the shared
+								 * tier (cache_shared.c) */
+	CACHE_STAT_SHARED_STORES,	/* event: results put into the shared tier */
+	CACHE_STAT_SHARED_REFUSALS, /* event: a shared entry the rule refused */
+	CACHE_STAT_SHARED_LOCK_WAITS,	/* event: waited for another node's lock */
+	CACHE_STAT_SHARED_ERRORS,	/* event: Redis failed or timed out */
 	CACHE_NUM_STATS
 } CacheStat;
 
@@ -412,6 +424,25 @@ typedef struct CacheStatsTotal
 } CacheStatsTotal;
 
 extern void CacheStatsTotals(CacheStatsTotal *out);
+
+/* ---- the shared result tier (cache_shared.c) ---- */
+
+/* A leader's use of the tier, from before its counters to its end. */
+typedef struct CacheSharedLead
+{
+	bool		active;			/* the tier is asked for this execution */
+	bool		locked;			/* this backend holds the cross-node lock */
+	uint64		queryid;		/* the statement's, for its counters */
+	CacheSharedName name;
+	XLogRecPtr	complete_at;	/* L of a result computed now */
+} CacheSharedLead;
+
+extern void CacheSharedStart(CacheSharedLead *lead, CacheKey key, uint64 queryid,
+							 bool eligible);
+extern bool CacheSharedFetch(CacheSharedLead *lead, List *relids, const uint32 *counters,
+							 int ncounters, TupleDesc tupdesc, CachedResult *result);
+extern void CacheSharedFinish(CacheSharedLead *lead, bool put, const CachedResult *result,
+							  TupleDesc tupdesc, int ttl_s);
 
 /* ---- executor integration (cache_plan.c, cache_scan.c, cache_run.c) ---- */
 

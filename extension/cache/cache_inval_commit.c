@@ -79,10 +79,24 @@ bump_before_commit(void)
 	bumped_pre_commit = true;
 }
 
-/* After the commit became visible (or the transaction aborted). */
-static void
-bump_after_commit(void)
+/* The end of this transaction's commit record (or the insert position). */
+static XLogRecPtr
+commit_end(void)
 {
+	/* a commit without a transaction id (COMMIT PREPARED) has no record */
+	return TransactionIdIsValid(GetTopTransactionIdIfAny()) ?
+		XactLastCommitEnd : GetXLogInsertRecPtr();
+}
+
+/*
+ * After the commit became visible (or the transaction aborted); a commit
+ * first raises its counters' changed-at LSNs (the shared tier).
+ */
+static void
+bump_after_commit(bool committed)
+{
+	if (committed)
+		CacheCountersChangedAt(CacheWrittenCounters(), CacheWroteGlobal(), commit_end());
 	CacheCountersAfterCommit(CacheWrittenCounters(), CacheWroteGlobal());
 }
 
@@ -162,9 +176,7 @@ announce_commit(CacheCommitPhase phase)
 		return;
 	if (phase == CACHE_COMMIT_DONE)
 	{
-		/* a commit without a transaction id (COMMIT PREPARED) has no record */
-		info.commit_lsn = TransactionIdIsValid(GetTopTransactionIdIfAny()) ?
-			XactLastCommitEnd : GetXLogInsertRecPtr();
+		info.commit_lsn = commit_end();
 		commit_invalidations(&whole, &by_rows, &info.tags, &info.ntags);
 		info.everything = CacheWroteGlobal();
 		info.nrelids = list_length(whole);
@@ -213,7 +225,7 @@ CacheXactEvent(XactEvent event)
 			CacheInheritanceXactBump(true);
 			if (bumped_pre_commit)
 			{
-				bump_after_commit();
+				bump_after_commit(event == XACT_EVENT_COMMIT);
 				if (event == XACT_EVENT_COMMIT)
 					report_invalidations();
 			}
@@ -247,5 +259,7 @@ void
 CacheCommitPreparedEnd(void)
 {
 	CacheInheritanceEpochBump();
+	/* its record is written (or it failed: raising costs only hits) */
+	CacheCountersChangedAt(NULL, true, GetXLogInsertRecPtr());
 	CacheCountersAfterCommit(NULL, true);
 }

@@ -30,6 +30,16 @@
  * its replay position, so a result it stores after a bump was computed
  * past that commit.
  *
+ * The shared result tier (doc/DESIGN.md, "The shared result tier") keeps
+ * per counter a "changed at" LSN: at or past the end of the commit record
+ * of every commit this node knows bumped it, raised before the commit
+ * counts as known (a local one: before its in-flight counts drop; another
+ * node's: before its bump, so before the bus's horizon passes it); a bump
+ * with no commit behind it raises it to the node's current position. A
+ * shared entry complete at L is served only if no counter it depends on
+ * changed after L (CacheCountersUnchangedSince), and on a primary only if
+ * it was computed after this node started knowing (CacheKnownFrom).
+ *
  * Locking: none. The counters are atomics; readers and writers order their
  * accesses with full barriers (pg_atomic_fetch_add_* is one). The array is
  * created once, under AddinShmemInitLock (base_shmem.c).
@@ -38,6 +48,8 @@
  */
 #include "postgres.h"
 
+#include "access/xlog.h"
+#include "access/xlogrecovery.h"
 #include "common/hashfn.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
@@ -75,6 +87,10 @@ typedef struct InvalShared
 	/* a standby's: the LSN to replay past, for every result, per slot */
 	pg_atomic_uint64 replay_needed_all;
 	pg_atomic_uint64 replay_needed[CACHE_REL_SLOTS];
+	/* the shared tier's: the LSN each counter last changed at, known from */
+	pg_atomic_uint64 changed_at_all;	/* the global counter's */
+	pg_atomic_uint64 known_from;	/* a primary's, set at first use */
+	pg_atomic_uint64 changed_at[CACHE_COUNTERS];
 } InvalShared;
 
 static InvalShared *inval = NULL;
@@ -154,6 +170,10 @@ inval_shmem_init(void)
 		pg_atomic_init_u64(&inval->replay_needed_all, InvalidXLogRecPtr);
 		for (int i = 0; i < CACHE_REL_SLOTS; i++)
 			pg_atomic_init_u64(&inval->replay_needed[i], InvalidXLogRecPtr);
+		pg_atomic_init_u64(&inval->changed_at_all, InvalidXLogRecPtr);
+		pg_atomic_init_u64(&inval->known_from, InvalidXLogRecPtr);
+		for (int i = 0; i < CACHE_COUNTERS; i++)
+			pg_atomic_init_u64(&inval->changed_at[i], InvalidXLogRecPtr);
 		for (int i = 0; i < CACHE_COUNTERS; i++)
 		{
 			pg_atomic_init_u64(&inval->counters[i].gen, 1);
@@ -232,6 +252,34 @@ CacheGenSnapshotIsCurrent(const CacheGenSnapshot *snap)
 
 /* ---- writing side ---- */
 
+static void advance_lsn(pg_atomic_uint64 *target, XLogRecPtr lsn);
+
+/* This node's WAL position now: the insert position, or the record replayed. */
+static XLogRecPtr
+current_position(void)
+{
+	return RecoveryInProgress() ? GetCurrentReplayRecPtr(NULL) : GetXLogInsertRecPtr();
+}
+
+/*
+ * A local commit at lsn (the end of its commit record) bumped the counters
+ * of the set (NULL: none) and, if global, the global one: raise their
+ * changed-at LSNs, before CacheCountersAfterCommit lowers their in-flight
+ * counts (the shared tier's readers rely on that order).
+ */
+void
+CacheCountersChangedAt(const CacheCounterSet *counters, bool global, XLogRecPtr lsn)
+{
+	int			pos = -1;
+	uint32		c;
+
+	while (counters != NULL && CacheCounterSetNext(counters, &pos, &c))
+		advance_lsn(&inval->changed_at[c], lsn);
+	if (global)
+		advance_lsn(&inval->changed_at_all, lsn);
+	pg_memory_barrier();
+}
+
 /*
  * Before a commit becomes visible: mark the counters of the set (NULL:
  * none) and, if global, the global generation in flight, and invalidate.
@@ -294,6 +342,16 @@ advance_lsn(pg_atomic_uint64 *target, XLogRecPtr lsn)
 static void
 note_replay_needed(Oid dbid, int nrelids, const Oid *relids, XLogRecPtr replay_needed)
 {
+	XLogRecPtr	changed = replay_needed != InvalidXLogRecPtr ? replay_needed : current_position();
+
+	/* the shared tier's changed-at, of both relation counters */
+	for (int i = 0; i < nrelids; i++)
+	{
+		uint32		slot = gen_slot_for(dbid, relids[i]);
+
+		advance_lsn(&inval->changed_at[ANY_ROW_COUNTER(slot)], changed);
+		advance_lsn(&inval->changed_at[WHOLE_COUNTER(slot)], changed);
+	}
 	if (replay_needed == InvalidXLogRecPtr)
 		return;
 	for (int i = 0; i < nrelids; i++)
@@ -335,6 +393,11 @@ CacheInvalidateRowsOf(Oid dbid, int nrelids, const Oid *relids,
 					  int ntags, const CacheTag *tags, XLogRecPtr replay_needed)
 {
 	note_replay_needed(dbid, nrelids, relids, replay_needed);
+	for (int i = 0; i < ntags; i++)
+		advance_lsn(&inval->changed_at[tag_counter(dbid, tags[i].relid, tags[i].column_hash,
+												   tags[i].value_hash)],
+					replay_needed != InvalidXLogRecPtr ? replay_needed : current_position());
+	pg_memory_barrier();
 	for (int i = 0; i < nrelids; i++)
 		pg_atomic_fetch_add_u64(&inval->counters[ANY_ROW_COUNTER(gen_slot_for(dbid, relids[i]))].gen, 1);
 	for (int i = 0; i < ntags; i++)
@@ -347,6 +410,9 @@ CacheInvalidateRowsOf(Oid dbid, int nrelids, const Oid *relids,
 void
 CacheInvalidateAllNow(XLogRecPtr replay_needed)
 {
+	advance_lsn(&inval->changed_at_all, replay_needed != InvalidXLogRecPtr ?
+				replay_needed : current_position());
+	pg_memory_barrier();
 	if (replay_needed != InvalidXLogRecPtr)
 	{
 		advance_lsn(&inval->replay_needed_all, replay_needed);
@@ -387,4 +453,60 @@ CacheSlotsAwaitingReplay(XLogRecPtr replay, XLogRecPtr *replay_needed_all)
 		if (pg_atomic_read_u64(&inval->replay_needed[i]) > replay)
 			n++;
 	return n;
+}
+
+/* ---- the shared tier's side (cache_shared.c) ---- */
+
+/*
+ * A primary's knowledge start: commits before it are unknown to
+ * changed_at[] (shared memory begins empty). Set to the insert position at
+ * the first call after recovery ended; every commit after it runs through
+ * this node's hooks. InvalidXLogRecPtr on a standby.
+ */
+XLogRecPtr
+CacheKnownFrom(void)
+{
+	uint64		known;
+	uint64		expected = InvalidXLogRecPtr;
+
+	if (RecoveryInProgress())
+		return InvalidXLogRecPtr;
+	known = pg_atomic_read_u64(&inval->known_from);
+	if (known != InvalidXLogRecPtr)
+		return known;
+	known = GetXLogInsertRecPtr();
+	if (!pg_atomic_compare_exchange_u64(&inval->known_from, &expected, known))
+		known = expected;
+	return known;
+}
+
+/* No commit in flight on these counters nor on the global one? */
+bool
+CacheCountersQuiet(const uint32 *counters, int ncounters)
+{
+	pg_memory_barrier();
+	if (pg_atomic_read_u32(&inval->global_inflight) != 0)
+		return false;
+	for (int i = 0; i < ncounters; i++)
+		if (pg_atomic_read_u32(&inval->counters[counters[i]].inflight) != 0)
+			return false;
+	pg_memory_barrier();
+	return true;
+}
+
+/*
+ * Did no commit this node knows of change these counters (or the global
+ * one) after lsn? The caller has checked that its knowledge is complete
+ * (doc/DESIGN.md, the serve rule's step 2) before.
+ */
+bool
+CacheCountersUnchangedSince(const uint32 *counters, int ncounters, XLogRecPtr lsn)
+{
+	pg_memory_barrier();
+	if (pg_atomic_read_u64(&inval->changed_at_all) > lsn)
+		return false;
+	for (int i = 0; i < ncounters; i++)
+		if (pg_atomic_read_u64(&inval->changed_at[counters[i]]) > lsn)
+			return false;
+	return true;
 }

@@ -40,6 +40,7 @@ typedef struct CacheScanState
 	CacheScanPrivate priv;
 	bool		resolved;
 	CacheOutcome outcome;
+	bool		shared_hit;		/* a hit from the shared tier */
 	CacheBypass bypass;
 	bool		inactive;		/* sfcache not created in this database */
 	char	   *rows;			/* serialised rows being replayed */
@@ -267,29 +268,83 @@ count_leader_outcome(CacheBypass why, uint64 queryid)
 }
 
 /*
+ * A leader served from the shared tier (cache_shared.c): a hit, adopted
+ * into the local store with the generations read before the tier's rule
+ * was checked, under the local store rule (the caller checked it).
+ */
+static void
+serve_shared(CacheScanState *state, CacheKey key, const CacheGenSnapshot *gens,
+			 CachedResult *result)
+{
+	(void) CacheSingleflightPublish(key, gens, result, &state->windows,
+									CacheStatementTtl(state->priv.ttl_override_s,
+													  state->priv.ttl_default),
+									CacheAdmitRecordMiss(key));
+	state->outcome = CACHE_HIT;
+	state->shared_hit = true;
+	state->rows = result->data;
+	state->rows_len = result->len;
+	if (state->send_datarows || state->may_run_again)
+	{
+		state->datarows = result->datarows;
+		state->datarows_len = result->datarows_len;
+	}
+}
+
+/*
  * Run the saved query as leader: read the generations of its relations,
- * then take the snapshot it runs with, then publish what it returned.
+ * then (with the shared tier) serve another node's result or take the
+ * cross-node lock, then take the snapshot it runs with, then publish what
+ * it returned (and put it into the shared tier).
  */
 static void
 run_as_leader(CacheScanState *state, CacheKey key)
 {
 	EState	   *estate = state->css.ss.ps.state;
+	TupleDesc	tupdesc = state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
 	CacheResultReceiver *rr = CacheResultReceiverCreate((Size) cache_max_entry_size_kb * 1024);
 	CacheGenSnapshot gens;
+	CacheSharedLead shared = {0};
+	CachedResult from_shared = {0};
+	bool		served = false;
 	uint32		counters[CACHE_MAX_COUNTERS];
 	int			ncounters;
 	bool		storable;
 	CacheBypass standby_why = CACHE_BYPASS_NONE;
+	int			ttl_s = CacheStatementTtl(state->priv.ttl_override_s, state->priv.ttl_default);
 
 	state->outcome = CACHE_LEADER;
 	PG_TRY();
 	{
+		/* the shared tier's L, before the generations */
+		CacheSharedStart(&shared, key, state->priv.query->queryId, state->probe == NULL);
 		ncounters = CacheResultCounters(state->priv.relids, state->priv.tags,
 										estate->es_param_list_info, counters);
 		storable = CacheGenSnapshotTake(counters, ncounters, &gens);
 		/* a standby: after the generations, before the snapshot */
 		if (storable && RecoveryInProgress())
 			standby_why = CacheCheckStandby(state->priv.relids, true);
+		if (storable && standby_why == CACHE_BYPASS_NONE)
+			served = CacheSharedFetch(&shared, state->priv.relids, counters, ncounters,
+									  tupdesc, &from_shared);
+		else
+			CacheSharedFinish(&shared, false, NULL, tupdesc, 0);
+	}
+	PG_CATCH();
+	{
+		CacheSharedFinish(&shared, false, NULL, tupdesc, 0);
+		CacheSingleflightAbandon(key, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	if (served)
+	{
+		serve_shared(state, key, &gens, &from_shared);
+		return;
+	}
+
+	PG_TRY();
+	{
 		PushActiveSnapshot(GetTransactionSnapshot());
 		if (storable && RecoveryInProgress() && standby_why == CACHE_BYPASS_NONE &&
 			!CacheCheckStandbySnapshot(GetActiveSnapshot()))
@@ -304,6 +359,7 @@ run_as_leader(CacheScanState *state, CacheKey key)
 	}
 	PG_CATCH();
 	{
+		CacheSharedFinish(&shared, false, NULL, tupdesc, 0);
 		CacheSingleflightAbandon(key, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
 		PG_RE_THROW();
 	}
@@ -333,10 +389,14 @@ run_as_leader(CacheScanState *state, CacheKey key)
 		}
 
 		state->bypass = CacheSingleflightPublish(key, &gens, &result, &state->windows,
-												 CacheStatementTtl(state->priv.ttl_override_s,
-																   state->priv.ttl_default),
-												 keep);
+												 ttl_s, keep);
+		/* computed under the local store rule, not stale at publish */
+		CacheSharedFinish(&shared, state->bypass == CACHE_BYPASS_NONE ||
+						  state->bypass == CACHE_BYPASS_NOT_ADMITTED ||
+						  state->bypass == CACHE_BYPASS_NO_MEMORY,
+						  &result, tupdesc, ttl_s);
 	}
+	CacheSharedFinish(&shared, false, NULL, tupdesc, 0);
 	count_leader_outcome(state->bypass, state->priv.query->queryId);
 	state->rows = rr->buf.data;
 	state->rows_len = rr->buf.len;
@@ -511,7 +571,7 @@ outcome_name(CacheScanState *state)
 	switch (state->outcome)
 	{
 		case CACHE_HIT:
-			return "hit";
+			return state->shared_hit ? "hit (shared tier)" : "hit";
 		case CACHE_FOLLOWER_HIT:
 			return "follower";
 		case CACHE_LEADER:
