@@ -337,7 +337,7 @@ ghost(1, 'H', '-');    # first contact: a flush
 ok(ghost_seq(1), 'ghost heard');
 $primary->safe_psql('postgres', $q_course) for 1 .. 2;
 my $gaps = bus($primary, 'gaps');
-my $misses = cstat($primary, 'misses');
+$misses = cstat($primary, 'misses');
 ghost(3, 'H', '-');    # seq 2 was lost
 ok(wait_counter($primary, 'gaps', $gaps), 'a gap in the sequence is detected');
 $primary->safe_psql('postgres', $q_course);
