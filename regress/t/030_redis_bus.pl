@@ -17,6 +17,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use CacheStats;
 use Time::HiRes qw(usleep);
 use RedisTest;
 
@@ -65,23 +66,10 @@ $other->safe_psql('postgres', q{
 my $q_course = 'SELECT title FROM course WHERE id = 1';
 my $q_lesson = 'SELECT title FROM lesson WHERE id = 1';
 
-sub cstat
-{
-	my ($node, $col) = @_;
-	return $node->safe_psql('postgres', "SELECT $col FROM sfcache.stats");
-}
-
 sub bus
 {
 	my ($node, $col) = @_;
 	return $node->safe_psql('postgres', "SELECT $col FROM sfcache.bus");
-}
-
-sub bypassed
-{
-	my ($node, $reason) = @_;
-	return $node->safe_psql('postgres',
-		"SELECT coalesce((bypass_reasons->>'$reason')::int, 0) FROM sfcache.stats");
 }
 
 sub wait_caching

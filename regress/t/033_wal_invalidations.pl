@@ -18,6 +18,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use CacheStats;
 
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);
@@ -45,19 +46,6 @@ $standby->start;
 
 my $q_course = 'SELECT title FROM course WHERE id = 1';
 my $q_lesson = 'SELECT title FROM lesson WHERE id = 1';
-
-sub cstat
-{
-	my ($node, $col) = @_;
-	return $node->safe_psql('postgres', "SELECT $col FROM sfcache.stats");
-}
-
-sub bypassed
-{
-	my ($node, $reason) = @_;
-	return $node->safe_psql('postgres',
-		"SELECT coalesce((bypass_reasons->>'$reason')::int, 0) FROM sfcache.stats");
-}
 
 # Run $q on the standby once it has replayed everything the primary wrote.
 sub read_replayed

@@ -17,6 +17,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use CacheStats;
 use Time::HiRes qw(time usleep);
 use RedisTest;
 
@@ -53,12 +54,6 @@ $standby->append_conf('postgresql.conf',
 $standby->start;
 
 sub q_course { my ($id) = @_; return "SELECT title FROM course WHERE id = $id"; }
-
-sub cstat
-{
-	my ($node, $col) = @_;
-	return $node->safe_psql('postgres', "SELECT $col FROM sfcache.stats");
-}
 
 sub wait_caching
 {
