@@ -116,6 +116,10 @@
  *                        check (the horizon read)
  *   TJ_NO_LOCAL_CHECK    (TIER_JOIN) the reader, for L < J, skips its local
  *                        changed-at check
+ *   TJ_SCENARIO          (TIER_JOIN, for the planted cases: a smaller search)
+ *                        the entry was put at L = 1 before the commit (no
+ *                        leader runs), and the reader starts once the
+ *                        commit is replayed
  *   QUEUE_FULL           every commit finds the bus queue full (overflow)
  *   BLIND_CHECK          assert that no standby hit is served inside the
  *                        blind window (expected to hold with the bus, to
@@ -1110,6 +1114,9 @@ proctype TierReaderStandby()
 #ifdef START_MIDDLE
 	s_started;
 #endif
+#ifdef TJ_SCENARIO
+	replayed == insert_lsn && writers_done == NWRITERS;
+#endif
 	snap = s_visible;
 	d_step { st = sh_stored; r = sh_res; L = sh_L }	/* GET */
 #ifdef WAL_INVAL
@@ -1229,6 +1236,11 @@ init
 #endif
 		run Startup();
 #ifdef SHARED_TIER
+#ifdef TJ_SCENARIO
+		sh_stored = 1; sh_res = 0; sh_L = 1;	/* put before the commit */
+#else
+		run TierLeaderPrimary();
+#endif
 #ifdef TIER_JOIN
 #if RLOSS > 0
 		run RedisLoss();
@@ -1238,7 +1250,6 @@ init
 #endif
 #endif
 		/* the primary's result read on the standby */
-		run TierLeaderPrimary();
 		run TierReaderStandby()
 #else
 		run StandbyLeader();
