@@ -89,6 +89,37 @@
  *   SHARED_NO_INFLIGHT   the primary reader's "no commit in flight" removed
  *   SHARED_LAST_AFTER_INFLIGHT  the primary's last-change LSN is set after
  *                        the in-flight count drops (in the DONE callback)
+ *   TIER_JOIN            (with SHARED_TIER, the bus) a late joiner: the
+ *                        standby's worker subscribes at any moment (what
+ *                        was published before never reaches it), its join
+ *                        flush records J instead of raising the changed-at
+ *                        LSN, and the primary's worker publishes the
+ *                        changed-at LSNs in a Redis hash (R's field and k)
+ *                        that a reader checks for an entry with L < J
+ *                        (doc/DESIGN.md, "Late joiners")
+ *   RLOSS                (TIER_JOIN) times Redis may lose the hash
+ *                        (eviction, FLUSHALL, a restart without its data)
+ *   TJ_NO_SET            (TIER_JOIN) the worker never raises R's field
+ *   TJ_SET_AFTER_PUBLISH (TIER_JOIN) R's field raised after the PUBLISH of
+ *                        its message, on the same connection
+ *   TJ_SET_LATE          (TIER_JOIN) R's field raised after the PUBLISH, on
+ *                        another connection: it may land after the
+ *                        heartbeat that covers the commit
+ *   TJ_NO_K_CHECK        (TIER_JOIN) the reader ignores k (the knowledge
+ *                        start the worker raises at each connection)
+ *   TJ_NO_CONNECT_RAISE  (TIER_JOIN) the worker's connection does not raise k
+ *   TJ_MISSING_AS_ZERO   (TIER_JOIN) a missing hash read as "never changed"
+ *   TJ_SEPARATE_KEYS     (TIER_JOIN) one Redis key per counter beside k:
+ *                        eviction may drop R's key and keep k
+ *   TJ_NO_JOIN_LSN       (TIER_JOIN) the join flush records no J
+ *   TJ_HASH_BEFORE_CHECK (TIER_JOIN) the reader's HMGET before its standby
+ *                        check (the horizon read)
+ *   TJ_NO_LOCAL_CHECK    (TIER_JOIN) the reader, for L < J, skips its local
+ *                        changed-at check
+ *   TJ_SCENARIO          (TIER_JOIN, for the planted cases: a smaller search)
+ *                        the entry was put at L = 1 before the commit (no
+ *                        leader runs), and the reader starts once the
+ *                        commit is replayed
  *   QUEUE_FULL           every commit finds the bus queue full (overflow)
  *   BLIND_CHECK          assert that no standby hit is served inside the
  *                        blind window (expected to hold with the bus, to
@@ -201,6 +232,24 @@ byte s_last = 0;				/* (b) the slot's last-change LSN, set by the redo */
 bit sh_stored = 0;
 byte sh_res, sh_L;
 byte p_last = 0;				/* the primary's last-change LSN of R (commit DONE) */
+
+/*
+ * ---- late joiners (TIER_JOIN): the standby's changed-at LSN of R split
+ * from its replay-needed LSN (pending), its join LSN J, and the hash
+ * sfc:<sysid>:<timeline>:c in Redis, which only the primary's worker
+ * writes ----
+ */
+#ifndef RLOSS
+#define RLOSS 1
+#endif
+bit s_sub = 0;					/* the standby's worker has subscribed */
+byte s_chg = 0;					/* changed_at[R] and changed_at_all */
+byte s_J = 0;					/* joined_at: knowledge starts here */
+bit rh_present = 1;				/* the hash exists (its k field) */
+byte rh_k = 1;					/* k: the worker's first connection, at 1 */
+byte rh_c = 0;					/* R's field: 0 when absent */
+byte rloss = RLOSS;
+byte late_e = 0;				/* TJ_SET_LATE: a raise not yet landed */
 
 /*
  * ---- a writing transaction on the primary (cache_inval_commit.c
@@ -380,6 +429,46 @@ proctype PrimaryReader()
 /* ---- the primary's bus worker (bus_worker.c publish_due) ---- */
 
 /*
+ * TIER_JOIN: the script run before a message's PUBLISH, on the same
+ * connection: re-create the hash if it is gone (k = the insert position,
+ * at or past every commit whose raise it may have lost), then raise a
+ * field to x (max: never lowered)
+ */
+#ifdef TJ_SEPARATE_KEYS
+#define TJ_CREATE if :: !rh_present -> rh_present = 1; rh_k = insert_lsn :: else -> skip fi
+#else
+#define TJ_CREATE if :: !rh_present -> rh_present = 1; rh_k = insert_lsn; rh_c = 0 :: else -> skip fi
+#endif
+#define TJ_RAISE_C(x) TJ_CREATE; rh_c = max(rh_c, x)
+#define TJ_RAISE_K(x) TJ_CREATE; rh_k = max(rh_k, x)
+
+/* TIER_JOIN: Redis loses the hash (with TJ_SEPARATE_KEYS: R's key only) */
+proctype RedisLoss()
+{
+	do
+	:: rloss > 0 ->
+		d_step {
+			rloss--;
+#ifdef TJ_SEPARATE_KEYS
+			rh_c = 0
+#else
+			rh_present = 0; rh_k = 0; rh_c = 0
+#endif
+		}
+	:: else -> break
+	od
+}
+
+/* TJ_SET_LATE: the raise, sent on another connection, lands whenever */
+proctype LateSet()
+{
+	do
+	:: d_step { late_e != 0 -> TJ_RAISE_C(late_e); late_e = 0 }
+	:: pworker_done && late_e == 0 -> break
+	od
+}
+
+/*
  * bus_redis.c BusRedisPublish: into the first free slot of the channel
  * (waiting for one: delay), or it fails (PFAIL times).
  */
@@ -391,10 +480,19 @@ inline publish(k, s, l, w, h)
 		:: pfail > 0 -> pfail--; ok = 0
 		:: !ch[0].used || !ch[1].used || !ch[2].used ->
 			ok = 1;
+#ifdef TIER_JOIN
+			/* pub/sub: no subscriber yet, nobody receives it */
+			if
+			:: !s_sub -> skip
+			:: else ->
+#endif
 			n = (!ch[0].used -> 0 : (!ch[1].used -> 1 : 2));
 			ch[n].kind = k; ch[n].seq = s; ch[n].lsn = l; ch[n].wm = w;
 			ch[n].highest = h; ch[n].inc = inc; ch[n].used = 1;
 			n = 0
+#ifdef TIER_JOIN
+			fi
+#endif
 		fi
 	}
 }
@@ -422,7 +520,12 @@ proctype PrimaryWorker()
 		d_step { ovf = overflow; overflow = 0 }
 		if
 		:: ovf ->
-			d_step { seq++; highest = max(highest, insert_lsn); ovf = 0 }
+			d_step {
+				seq++; highest = max(highest, insert_lsn); ovf = 0;
+#ifdef TIER_JOIN
+				TJ_RAISE_K(highest)	/* a flush: k covers what was dropped */
+#endif
+			}
 			publish(MSG_FLUSH, seq, highest, last_w, highest);
 			if
 			:: !ok -> disconnected = 1; goto turn_end
@@ -451,6 +554,13 @@ proctype PrimaryWorker()
 #else
 				publish(MSG_R, seq, e, last_w, highest);
 #endif
+#if defined(TIER_JOIN) && !defined(TJ_NO_SET) && !defined(TJ_SET_AFTER_PUBLISH) && !defined(TJ_SET_LATE)
+				/* one script: raise R's field, then PUBLISH (here: the same step) */
+				if :: ok -> TJ_RAISE_C(e) :: else -> skip fi;
+#endif
+#ifdef TJ_SET_LATE
+				if :: ok -> late_e = e :: else -> skip fi;
+#endif
 				if
 				:: !ok ->
 					/* lost with the rest of the batch: peers flush on our return */
@@ -465,6 +575,10 @@ proctype PrimaryWorker()
 				:: else -> j++
 				fi
 			}
+#ifdef TJ_SET_AFTER_PUBLISH
+			/* planted: the raise after the PUBLISH, next on the connection */
+			d_step { TJ_RAISE_C(e) }
+#endif
 		:: else -> break
 		od;
 		/* the heartbeat that announces W, after the drain */
@@ -485,7 +599,13 @@ turn_end:
 		atomic { w = 0; j = 0; e = 0; nb = 0; batch[0] = 0; batch[1] = 0; ok = 0 }
 	:: disconnected ->
 		/* try_connect: a new incarnation, sequence 0, no watermark published */
-		d_step { inc = 1 - inc; seq = 0; last_w = 0; disconnected = 0 }
+		d_step {
+			inc = 1 - inc; seq = 0; last_w = 0; disconnected = 0;
+#if defined(TIER_JOIN) && !defined(TJ_NO_CONNECT_RAISE)
+			/* the connect script, before anything is published: k raised */
+			TJ_RAISE_K(insert_lsn)
+#endif
+		}
 	:: !disconnected && writers_done == NWRITERS && q_head == q_tail && !overflow &&
 	   last_w == insert_lsn ->
 		break
@@ -601,8 +721,26 @@ proctype StandbyWorker()
 	bit peer_known = 0, peer_inc = 0;
 	Msg m;
 	mtype v;
+#ifdef TIER_JOIN
+	bit join = 0;
+#endif
 
 	do
+#ifdef TIER_JOIN
+	:: !s_sub ->
+		/*
+		 * try_connect, late (what was published before never reaches us):
+		 * subscribed, the peers unknown, the connect flush, which records
+		 * J (the replay position) and raises no changed-at LSN
+		 */
+		d_step {
+			s_sub = 1;
+#ifndef TJ_NO_JOIN_LSN
+			s_J = max(s_J, replay_end);
+#endif
+			s_gen++
+		}
+#endif
 	:: atomic {
 			/* any message in flight: reordering */
 			if
@@ -624,6 +762,10 @@ proctype StandbyWorker()
 			:: else ->
 				if
 				:: !peer_known || m.inc != peer_inc ->
+#ifdef TIER_JOIN
+					/* a join: the first message of a primary since we subscribed */
+					join = !peer_known;
+#endif
 #ifdef NO_NEW_SENDER_FLUSH
 					v = V_APPLY
 #else
@@ -656,7 +798,24 @@ proctype StandbyWorker()
 			:: else -> m.lsn = 0	/* a heartbeat, a duplicate, a loss */
 			fi;
 #ifndef NO_PENDING_BEFORE_BUMP
-			pending = max(pending, m.lsn)
+			pending = max(pending, m.lsn);
+#endif
+#ifdef TIER_JOIN
+			/*
+			 * the changed-at LSN, before the bump: a join flush records J
+			 * instead (gap and new-incarnation flushes raise it: messages
+			 * were lost, and their raises may be too)
+			 */
+			if
+			:: join ->
+#ifndef TJ_NO_JOIN_LSN
+				s_J = max(s_J, m.lsn);
+#endif
+				join = 0
+			:: else -> s_chg = max(s_chg, m.lsn)
+			fi
+#else
+			skip
 #endif
 		}
 #ifdef NO_PENDING_BEFORE_BUMP
@@ -701,7 +860,10 @@ proctype StandbyWorker()
 			ch[0].used = 0; ch[1].used = 0; ch[2].used = 0;
 			peer_known = 0; peer_inc = 0; last_seq = 0; peer_wm = 0
 		}
-#ifdef SHARED_TIER
+#if defined(TIER_JOIN) && !defined(TJ_NO_JOIN_LSN)
+		/* the connect flush: J at the replay position */
+		d_step { s_J = max(s_J, replay_end); s_gen++ }
+#elif defined(SHARED_TIER)
 		/* a flush with no LSN raises the changed-at LSN to the replay position */
 		d_step { pending = max(pending, replay_end); s_gen++ }
 #else
@@ -941,12 +1103,19 @@ proctype TierReaderStandby()
 {
 	byte snap, h, L, r, last;
 	bit ok = 1, st;
+#ifdef TIER_JOIN
+	byte j, hk, hc;
+	bit hp;
+#endif
 #if defined(WAL_INVAL) && !defined(SHARED_NO_WAL_READER_INFLIGHT)
 	byte e0, e1, eo;
 #endif
 
 #ifdef START_MIDDLE
 	s_started;
+#endif
+#ifdef TJ_SCENARIO
+	replayed == insert_lsn && writers_done == NWRITERS;
 #endif
 	snap = s_visible;
 	d_step { st = sh_stored; r = sh_res; L = sh_L }	/* GET */
@@ -964,11 +1133,40 @@ proctype TierReaderStandby()
 #endif
 	last = s_last;
 #else
+#ifdef TJ_HASH_BEFORE_CHECK
+	d_step { hp = rh_present; hk = rh_k; hc = rh_c }	/* planted: HMGET first */
+#endif
 	/* BusStandbyCheck */
 	h = horizon;
 	ok = (h != 0 && h >= replay_end);
 	h = 0;
+#ifdef TIER_JOIN
+	/*
+	 * The HMGET of R's field and k, pipelined with the GET, after the
+	 * check; then the local changed-at LSN and J (one step here: they only
+	 * grow, so reading them at the HMGET's moment refuses no more)
+	 */
+	d_step {
+#ifndef TJ_HASH_BEFORE_CHECK
+		hp = rh_present; hk = rh_k; hc = rh_c;
+#endif
+#ifdef TJ_MISSING_AS_ZERO
+		if :: !hp -> hp = 1; hk = 0; hc = 0 :: else -> skip fi;
+#endif
+#ifdef TJ_NO_K_CHECK
+		hk = 0;
+#endif
+		last = s_chg; j = s_J;
+		/* an entry older than J: the hash must exist and cover it */
+		ok = ok && (L >= j || (hp && hk <= L && hc <= L));
+#ifdef TJ_NO_LOCAL_CHECK
+		if :: L < j -> last = 0 :: else -> skip fi;
+#endif
+		j = 0; hp = 0; hk = 0; hc = 0
+	}
+#else
 	last = pending;
+#endif
 #endif
 	d_step {
 		if
@@ -1038,8 +1236,20 @@ init
 #endif
 		run Startup();
 #ifdef SHARED_TIER
-		/* the primary's result read on the standby */
+#ifdef TJ_SCENARIO
+		sh_stored = 1; sh_res = 0; sh_L = 1;	/* put before the commit */
+#else
 		run TierLeaderPrimary();
+#endif
+#ifdef TIER_JOIN
+#if RLOSS > 0
+		run RedisLoss();
+#endif
+#ifdef TJ_SET_LATE
+		run LateSet();
+#endif
+#endif
+		/* the primary's result read on the standby */
 		run TierReaderStandby()
 #else
 		run StandbyLeader();
