@@ -292,6 +292,42 @@ serve_shared(CacheScanState *state, CacheKey key, const CacheGenSnapshot *gens,
 }
 
 /*
+ * The leader's result, with state->bypass decided: give the key up to the
+ * followers if it cannot be stored, else publish it locally (and into the
+ * shared tier when the local store rule took it).
+ */
+static void
+publish_leader_result(CacheScanState *state, CacheKey key, CacheResultReceiver *rr,
+					  CacheGenSnapshot *gens, CacheSharedLead *shared,
+					  TupleDesc tupdesc, int ttl_s)
+{
+	if (state->bypass != CACHE_BYPASS_NONE)
+	{
+		CacheSingleflightAbandon(key, CACHE_ABANDON_RUN_ALONE, state->bypass);
+		state->spill = rr->spill;
+	}
+	else
+	{
+		CachedResult result = {rr->buf.data, rr->buf.len};
+		bool		keep = cache_cache_mode == CACHE_MODE_ON && CacheAdmitRecordMiss(key);
+
+		if (rr->text_rows)
+		{
+			result.datarows = rr->datarows.data;
+			result.datarows_len = rr->datarows.len;
+		}
+
+		state->bypass = CacheSingleflightPublish(key, gens, &result, &state->windows,
+												 ttl_s, keep);
+		/* computed under the local store rule, not stale at publish */
+		CacheSharedFinish(shared, state->bypass == CACHE_BYPASS_NONE ||
+						  state->bypass == CACHE_BYPASS_NOT_ADMITTED ||
+						  state->bypass == CACHE_BYPASS_NO_MEMORY,
+						  &result, tupdesc, ttl_s);
+	}
+}
+
+/*
  * Run the saved query as leader: read the generations of its relations,
  * then (with the shared tier) serve another node's result or take the
  * cross-node lock, then take the snapshot it runs with, then publish what
@@ -371,31 +407,7 @@ run_as_leader(CacheScanState *state, CacheKey key)
 		state->bypass = CACHE_BYPASS_COMMIT_IN_FLIGHT;
 	else if (standby_why != CACHE_BYPASS_NONE)
 		state->bypass = standby_why;
-
-	if (state->bypass != CACHE_BYPASS_NONE)
-	{
-		CacheSingleflightAbandon(key, CACHE_ABANDON_RUN_ALONE, state->bypass);
-		state->spill = rr->spill;
-	}
-	else
-	{
-		CachedResult result = {rr->buf.data, rr->buf.len};
-		bool		keep = cache_cache_mode == CACHE_MODE_ON && CacheAdmitRecordMiss(key);
-
-		if (rr->text_rows)
-		{
-			result.datarows = rr->datarows.data;
-			result.datarows_len = rr->datarows.len;
-		}
-
-		state->bypass = CacheSingleflightPublish(key, &gens, &result, &state->windows,
-												 ttl_s, keep);
-		/* computed under the local store rule, not stale at publish */
-		CacheSharedFinish(&shared, state->bypass == CACHE_BYPASS_NONE ||
-						  state->bypass == CACHE_BYPASS_NOT_ADMITTED ||
-						  state->bypass == CACHE_BYPASS_NO_MEMORY,
-						  &result, tupdesc, ttl_s);
-	}
+	publish_leader_result(state, key, rr, &gens, &shared, tupdesc, ttl_s);
 	CacheSharedFinish(&shared, false, NULL, tupdesc, 0);
 	count_leader_outcome(state->bypass, state->priv.query->queryId);
 	state->rows = rr->buf.data;
