@@ -34,6 +34,9 @@
 #define BUS_QUEUE_LEN 1024		/* commits waiting for the worker */
 #define BUS_MAX_PEERS 32		/* other nodes remembered */
 #define BUS_ERROR_LEN 160
+#define BUS_RUN_ID_LEN 64		/* a Redis run id (40 hex digits) */
+/* counter fields one message raises: two per relation, one per tag */
+#define BUS_MAX_RAISE (4 * BUS_MAX_RELS + BUS_MAX_TAGS)
 
 /* ---- settings (bus_guc.c) ---- */
 
@@ -188,6 +191,7 @@ extern bool BusMsgParse(const char *text, size_t len, BusMsg *msg);
 
 extern void BusReceive(const BusMsg *msg);
 extern void BusFlushAll(XLogRecPtr replay_needed);
+extern void BusFlushJoin(XLogRecPtr replay_needed);
 extern void BusForgetPeers(void);
 extern void BusRecomputeHorizon(void);
 extern void BusPeerLiveness(const char *name, bool alive);
@@ -200,12 +204,31 @@ extern CacheBypass BusStandbyCheck(void);
 
 struct redisContext;
 
+/*
+ * What one script raises in a primary's late-joiner hash (doc/DESIGN.md,
+ * "Late joiners"); InvalidXLogRecPtr: nothing.
+ */
+typedef struct BusRaise
+{
+	XLogRecPtr	floor;			/* k, if the hash must be created */
+	XLogRecPtr	known_from;		/* raise k (a flush, a connection) */
+	XLogRecPtr	watermark;		/* raise w (a heartbeat) */
+	XLogRecPtr	lsn;			/* raise the fields to it (a commit) */
+	int			nfields;
+	uint32		fields[BUS_MAX_RAISE];
+} BusRaise;
+
 extern struct redisContext *BusRedisOpen(const char *url, int timeout_ms, char *error);
 extern bool BusRedisConnect(const char *url, const char *channel, char *error);
 extern void BusRedisDisconnect(void);
 extern bool BusRedisConnected(void);
 extern int	BusRedisSubscriberSocket(void);
 extern bool BusRedisPublish(const char *channel, const char *payload, char *error);
+extern bool BusRedisRunId(struct redisContext *ctx, char *out, char *error);
+extern bool BusRedisRaiseAndPublish(const char *hash, const BusRaise *raise,
+									const char *channel, const char *payload,
+									char *error);
+extern bool BusRedisDelete(const char *key, char *error);
 extern bool BusRedisSetLiveness(const char *key, const char *value, int ttl_s,
 								char *error);
 extern int	BusRedisExists(const char *key, char *error);
@@ -214,7 +237,10 @@ extern bool BusRedisReadMessages(void (*deliver) (const char *payload, size_t le
 
 /* ---- the shared result tier's Redis side (bus_results.c) ---- */
 
+#define BUS_CHANGES_NAME_LEN 64
+
 extern const CacheSharedTier BusSharedTier;
+extern void BusChangesName(char *out, uint64 sysid, TimeLineID timeline);
 
 /* ---- the worker (bus_worker.c) ---- */
 

@@ -10,7 +10,8 @@
  * Rules, per sender (its name; a new incarnation is a new sender):
  *	- own messages (our node name) are skipped;
  *	- the first message of a primary since we connected (or of a standby
- *	  since it was promoted), and any gap in its
+ *	  since it was promoted; on a standby, a primary not heard since we
+ *	  connected is a join: BusFlushJoin), and any gap in its
  *	  sequence (a heartbeat repeats the last sequence sent, so a lost last
  *	  message shows too), flush everything: we cannot know what was lost;
  *	- a sequence already seen is a duplicate, skipped;
@@ -44,6 +45,19 @@ void
 BusFlushAll(XLogRecPtr replay_needed)
 {
 	CacheInvalidateAllNow(replay_needed);
+	BusCount(BUS_FLUSHES);
+}
+
+/*
+ * The same when a standby joins a primary's stream of commits: commits
+ * before the join are unknown here, and shared entries older than it are
+ * checked against what the primary published (doc/DESIGN.md, "Late
+ * joiners").
+ */
+void
+BusFlushJoin(XLogRecPtr replay_needed)
+{
+	CacheInvalidateAllOnJoin(replay_needed);
 	BusCount(BUS_FLUSHES);
 }
 
@@ -100,14 +114,17 @@ BusPeerLiveness(const char *name, bool alive)
 
 /*
  * The peer named by msg, created (as unknown: *is_new) if needed; NULL if
- * the table is full. Caller must hold bus_shared->lock exclusively.
+ * the table is full. *known_name: a peer of that name was heard since we
+ * connected (it restarted, if *is_new). Caller must hold bus_shared->lock
+ * exclusively.
  */
 static BusPeer *
-find_peer(const BusMsg *msg, bool *is_new)
+find_peer(const BusMsg *msg, bool *is_new, bool *known_name)
 {
 	BusPeer    *free_slot = NULL;
 
 	*is_new = false;
+	*known_name = false;
 	for (int i = 0; i < BUS_MAX_PEERS; i++)
 	{
 		BusPeer    *p = &bus_shared->peers[i];
@@ -120,6 +137,7 @@ find_peer(const BusMsg *msg, bool *is_new)
 		}
 		if (strcmp(p->name, msg->node) != 0)
 			continue;
+		*known_name = true;
 		if (p->incarnation == msg->incarnation)
 			return p;
 		free_slot = p;			/* restarted: a new sender */
@@ -139,6 +157,7 @@ typedef enum Verdict
 {
 	APPLY,
 	SKIP_DUPLICATE,
+	FLUSH_JOIN,					/* a standby hears a primary it had not */
 	FLUSH_NEW,
 	FLUSH_GAP
 } Verdict;
@@ -149,16 +168,20 @@ judge(const BusMsg *msg)
 {
 	BusPeer    *peer;
 	bool		is_new;
+	bool		known_name;
 	Verdict		v;
 
 	LWLockAcquire(bus_shared->lock, LW_EXCLUSIVE);
-	peer = find_peer(msg, &is_new);
+	peer = find_peer(msg, &is_new, &known_name);
 	if (peer == NULL)
 	{
 		LWLockRelease(bus_shared->lock);
 		return FLUSH_NEW;		/* too many peers: untracked, so always flush */
 	}
-	if (is_new || (msg->primary && !peer->primary))
+	if (is_new && msg->primary && !known_name && RecoveryInProgress() &&
+		msg->sysid == GetSystemIdentifier())
+		v = FLUSH_JOIN;
+	else if (is_new || (msg->primary && !peer->primary))
 		v = msg->primary ? FLUSH_NEW : APPLY;	/* a standby writes nothing */
 	else if (msg->seq < peer->last_seq ||
 			 (msg->seq == peer->last_seq && msg->kind != BUS_MSG_HEARTBEAT))
@@ -214,6 +237,9 @@ BusReceive(const BusMsg *msg)
 		case SKIP_DUPLICATE:
 			BusCount(BUS_DUPLICATES);
 			return;
+		case FLUSH_JOIN:
+			BusFlushJoin(Max(msg->highest_lsn, msg->watermark));
+			break;
 		case FLUSH_GAP:
 			BusCount(BUS_GAPS);
 			pg_fallthrough;

@@ -2,7 +2,8 @@
  *
  * bus_redis.c
  *		Owns the worker's two hiredis connections to Redis: one for commands
- *		(PUBLISH, SET ... EX, EXISTS), blocking with a one-second timeout so
+ *		(PUBLISH, or a script raising a primary's late-joiner hash and then
+ *		publishing; SET ... EX, EXISTS, DEL), blocking with a one-second timeout so
  *		that a stopped Redis costs the worker a second, never a backend
  *		anything; one subscribed to the channel, read only when its socket
  *		is readable (the worker waits on it with its latch).
@@ -27,6 +28,39 @@
 static redisContext * cmd_ctx = NULL;
 static redisContext * open_one_timeout(const BusUrl *url, int timeout_ms, char *error);
 static redisContext * sub_ctx = NULL;
+static char cmd_run_id[BUS_RUN_ID_LEN]; /* of the Redis cmd_ctx talks to */
+static char raise_sha[41];		/* raise_script's, loaded on cmd_ctx */
+
+/*
+ * A primary's late-joiner hash (doc/DESIGN.md, "Late joiners"), raised and
+ * then, in the same script, the message published: KEYS[1] the hash;
+ * ARGV: channel ('' to publish nothing: the connection's step), payload,
+ * run id, floor, k, w ('' for none), the LSN of the counter fields that
+ * follow. LSNs are 16 hex digits, compared by halves (Lua's numbers are
+ * doubles, its string order the locale's). An absent hash, or a
+ * connection, sets r and raises k to the floor: every commit whose raise
+ * a lost hash took, or made off the bus, ends before it.
+ */
+static const char raise_script[] =
+"local h = KEYS[1]\n"
+"local function gt(a, b)\n"
+"  local ah, bh = tonumber(string.sub(a, 1, 8), 16), tonumber(string.sub(b, 1, 8), 16)\n"
+"  if ah ~= bh then return ah > bh end\n"
+"  return tonumber(string.sub(a, 9), 16) > tonumber(string.sub(b, 9), 16)\n"
+"end\n"
+"local function raise(f, v)\n"
+"  local old = redis.call('HGET', h, f)\n"
+"  if not old or gt(v, old) then redis.call('HSET', h, f, v) end\n"
+"end\n"
+"if ARGV[1] == '' or not redis.call('HGET', h, 'k') then\n"
+"  redis.call('HSET', h, 'r', ARGV[3])\n"
+"  raise('k', ARGV[4])\n"
+"end\n"
+"if ARGV[5] ~= '' then raise('k', ARGV[5]) end\n"
+"if ARGV[6] ~= '' then raise('w', ARGV[6]) end\n"
+"for i = 8, #ARGV do raise(ARGV[i], ARGV[7]) end\n"
+"if ARGV[1] ~= '' then return redis.call('PUBLISH', ARGV[1], ARGV[2]) end\n"
+"return 0\n";
 
 #define BUS_REDIS_TIMEOUT_MS 1000
 
@@ -128,6 +162,60 @@ read_password_file(BusUrl *url, char *error)
 	return url->password != NULL;
 }
 
+/*
+ * The run id of the Redis ctx talks to (INFO server), into out
+ * (BUS_RUN_ID_LEN); false with error set. A restarted Redis, or another
+ * one, has another.
+ */
+bool
+BusRedisRunId(redisContext * ctx, char *out, char *error)
+{
+	redisReply *reply = redisCommand(ctx, "INFO server");
+	const char *at;
+	size_t		len;
+
+	if (reply == NULL || reply->type != REDIS_REPLY_STRING)
+	{
+		set_error(error, "INFO", ctx, reply);
+		if (reply)
+			freeReplyObject(reply);
+		return false;
+	}
+	at = strstr(reply->str, "run_id:");
+	len = at ? strcspn(at + 7, "\r\n") : 0;
+	if (len == 0 || len >= BUS_RUN_ID_LEN)
+	{
+		snprintf(error, BUS_ERROR_LEN, "INFO: no run_id");
+		freeReplyObject(reply);
+		return false;
+	}
+	memcpy(out, at + 7, len);
+	out[len] = '\0';
+	freeReplyObject(reply);
+	return true;
+}
+
+/* The command connection's Redis: its run id, and the raise script loaded. */
+static bool
+prepare_commands(char *error)
+{
+	redisReply *reply;
+	bool		ok;
+
+	if (!BusRedisRunId(cmd_ctx, cmd_run_id, error))
+		return false;
+	reply = redisCommand(cmd_ctx, "SCRIPT LOAD %s", raise_script);
+	ok = reply != NULL && reply->type == REDIS_REPLY_STRING &&
+		reply->len < sizeof(raise_sha);
+	if (ok)
+		strlcpy(raise_sha, reply->str, sizeof(raise_sha));
+	else
+		set_error(error, "SCRIPT LOAD", cmd_ctx, reply);
+	if (reply)
+		freeReplyObject(reply);
+	return ok;
+}
+
 /* Open both connections and subscribe to channel; false with error set. */
 bool
 BusRedisConnect(const char *url_text, const char *channel, char *error)
@@ -150,6 +238,11 @@ BusRedisConnect(const char *url_text, const char *channel, char *error)
 		return false;
 	}
 	cmd_ctx = open_one(&url, error);
+	if (cmd_ctx != NULL && !prepare_commands(error))
+	{
+		redisFree(cmd_ctx);
+		cmd_ctx = NULL;
+	}
 	sub_ctx = cmd_ctx ? open_one(&url, error) : NULL;
 	free_url(&url);
 	if (sub_ctx != NULL)
@@ -235,6 +328,80 @@ BusRedisPublish(const char *channel, const char *payload, char *error)
 {
 	const char *argv[] = {"PUBLISH", channel, payload};
 	redisReply *reply = command(error, "PUBLISH", 3, argv);
+
+	if (reply)
+		freeReplyObject(reply);
+	return reply != NULL;
+}
+
+/* Format an LSN as the raise script compares it. */
+static void
+lsn_text(char *out, XLogRecPtr lsn)
+{
+	if (lsn == InvalidXLogRecPtr)
+		out[0] = '\0';
+	else
+		snprintf(out, 17, "%08X%08X", LSN_FORMAT_ARGS(lsn));
+}
+
+/*
+ * Raise the late joiners' hash as raise says, then, in the same script
+ * (channel not NULL), publish payload: the raise never lands after the
+ * message, nor is one lost while the other goes out.
+ */
+bool
+BusRedisRaiseAndPublish(const char *hash, const BusRaise *raise,
+						const char *channel, const char *payload, char *error)
+{
+	char		floor[17],
+				k[17],
+				w[17],
+				lsn[17];
+	char		fields[BUS_MAX_RAISE][12];
+	const char *argv[11 + BUS_MAX_RAISE];
+	int			argc = 0;
+	redisReply *reply;
+
+	Assert(raise->nfields <= BUS_MAX_RAISE);
+	lsn_text(floor, raise->floor);
+	lsn_text(k, raise->known_from);
+	lsn_text(w, raise->watermark);
+	lsn_text(lsn, raise->lsn);
+	argv[argc++] = "EVALSHA";
+	argv[argc++] = raise_sha;
+	argv[argc++] = "1";
+	argv[argc++] = hash;
+	argv[argc++] = channel ? channel : "";
+	argv[argc++] = payload ? payload : "";
+	argv[argc++] = cmd_run_id;
+	argv[argc++] = floor;
+	argv[argc++] = k;
+	argv[argc++] = w;
+	argv[argc++] = lsn;
+	for (int i = 0; i < raise->nfields; i++)
+	{
+		snprintf(fields[i], sizeof(fields[i]), "%u", raise->fields[i]);
+		argv[argc++] = fields[i];
+	}
+	reply = command(error, "EVALSHA", argc, argv);
+	if (reply == NULL && strstr(error, "NOSCRIPT") != NULL)
+	{
+		/* the scripts were flushed since we connected: send it whole */
+		argv[0] = "EVAL";
+		argv[1] = raise_script;
+		reply = command(error, "EVAL", argc, argv);
+	}
+	if (reply)
+		freeReplyObject(reply);
+	return reply != NULL;
+}
+
+/* Delete key (the late joiners' hash of a primary that stopped raising it). */
+bool
+BusRedisDelete(const char *key, char *error)
+{
+	const char *argv[] = {"DEL", key};
+	redisReply *reply = command(error, "DEL", 2, argv);
 
 	if (reply)
 		freeReplyObject(reply);

@@ -6,8 +6,9 @@
  *		own hiredis connection, opened when first needed, the names of
  *		entries and cross-node locks, and the four commands: GET, SET ... PX
  *		(the entry, with the statement's TTL), SET ... NX PX (the lock,
- *		with a token of this backend) and a script that deletes the lock
- *		only while it still holds that token.
+ *		with a token of this backend), a script that deletes the lock
+ *		only while it still holds that token, and the HMGET of the changes
+ *		a primary published for late joiners.
  *
  * What an entry holds and when it may be served is the cache's
  * (cache_shared.c, doc/DESIGN.md "The shared result tier"). Here: Redis
@@ -19,6 +20,10 @@
  *
  * Names: sfc:<system identifier>:<timeline>:r:<key> for an entry, the same
  * with l: for its lock; nodes of another cluster or timeline never meet.
+ * For a late joiner, the hash its primary's bus worker keeps
+ * (sfc:...:c:<layout>, doc/DESIGN.md "Late joiners"): an HMGET, read only
+ * for an entry older than this node's join, with the run id of the Redis
+ * this connection reached (INFO, once per connection).
  *
  *-------------------------------------------------------------------------
  */
@@ -35,6 +40,7 @@
 #define RESULTS_NAME_LEN 96
 
 static redisContext * results_ctx = NULL;
+static char results_run_id[BUS_RUN_ID_LEN]; /* of results_ctx's Redis, or "" */
 static char *results_url = NULL;	/* what results_ctx was opened with */
 static TimestampTz results_retry_at = 0;
 static char lock_token[64];
@@ -59,6 +65,7 @@ results_failed(const char *what, const char *error)
 	if (results_ctx != NULL)
 		redisFree(results_ctx);
 	results_ctx = NULL;
+	results_run_id[0] = '\0';
 	results_retry_at = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), RESULTS_RETRY_MS);
 }
 
@@ -74,6 +81,7 @@ connection(void)
 	if (results_ctx != NULL)
 		redisFree(results_ctx); /* sfcache.redis_url changed */
 	results_ctx = NULL;
+	results_run_id[0] = '\0';
 	if (GetCurrentTimestamp() < results_retry_at)
 		return NULL;
 	free(results_url);
@@ -215,10 +223,97 @@ results_unlock(const CacheSharedName *name)
 		freeReplyObject(reply);
 }
 
+/* The late joiners' hash of a cluster's timeline, for this build's layout. */
+void
+BusChangesName(char *out, uint64 sysid, TimeLineID timeline)
+{
+	snprintf(out, BUS_CHANGES_NAME_LEN, "sfc:%016llx:%08x:c:%08x",
+			 (unsigned long long) sysid, timeline, CacheSharedLayout());
+}
+
+/* An LSN field as the raise script writes it; false if malformed. */
+static bool
+parse_lsn(const redisReply * field, XLogRecPtr *lsn)
+{
+	char	   *end;
+
+	if (field->type != REDIS_REPLY_STRING || field->len != 16)
+		return false;
+	errno = 0;
+	*lsn = strtou64(field->str, &end, 16);
+	return errno == 0 && end == field->str + 16;
+}
+
+/*
+ * HMGET of k, r, w and the counters' fields: usable only if k is there
+ * (the hash exists), r is the run id of the Redis we read it from (one
+ * that restarted on older data has another), and every field parses.
+ */
+static bool
+results_changes(const CacheSharedName *name, const uint32 *counters, int ncounters,
+				CacheSharedChanges *changes, bool *error)
+{
+	char		key[BUS_CHANGES_NAME_LEN];
+	char		(*fields)[12] = palloc(sizeof(*fields) * Max(ncounters, 1));
+	const char **argv = palloc(sizeof(char *) * (5 + ncounters));
+	char		message[BUS_ERROR_LEN];
+	redisReply *reply;
+	bool		usable;
+
+	*error = false;
+	if (results_run_id[0] == '\0')
+	{
+		if (connection() == NULL)
+		{
+			*error = true;
+			return false;
+		}
+		if (!BusRedisRunId(results_ctx, results_run_id, message))
+		{
+			results_failed("INFO", message);
+			*error = true;
+			return false;
+		}
+	}
+	BusChangesName(key, name->sysid, name->timeline);
+	argv[0] = "HMGET";
+	argv[1] = key;
+	argv[2] = "k";
+	argv[3] = "r";
+	argv[4] = "w";
+	for (int i = 0; i < ncounters; i++)
+	{
+		snprintf(fields[i], sizeof(fields[i]), "%u", counters[i]);
+		argv[5 + i] = fields[i];
+	}
+	reply = run("HMGET", 5 + ncounters, argv, NULL, error);
+	if (reply == NULL)
+		return false;
+	memset(changes, 0, sizeof(*changes));
+	usable = reply->type == REDIS_REPLY_ARRAY && reply->elements == (size_t) (3 + ncounters) &&
+		parse_lsn(reply->element[0], &changes->known_from) &&
+		reply->element[1]->type == REDIS_REPLY_STRING &&
+		strcmp(reply->element[1]->str, results_run_id) == 0 &&
+		(reply->element[2]->type == REDIS_REPLY_NIL ||
+		 parse_lsn(reply->element[2], &changes->watermark));
+	for (size_t i = 3; usable && i < reply->elements; i++)
+	{
+		XLogRecPtr	lsn = InvalidXLogRecPtr;
+
+		if (reply->element[i]->type == REDIS_REPLY_NIL)
+			continue;			/* not changed since k */
+		usable = parse_lsn(reply->element[i], &lsn);
+		changes->changed_at = Max(changes->changed_at, lsn);
+	}
+	freeReplyObject(reply);
+	return usable;
+}
+
 const CacheSharedTier BusSharedTier = {
 	.enabled = results_enabled,
 	.get = results_get,
 	.put = results_put,
 	.lock = results_lock,
 	.unlock = results_unlock,
+	.changes = results_changes,
 };

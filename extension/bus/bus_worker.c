@@ -13,6 +13,11 @@
  * for the commits it could not publish meanwhile. A standby serves nothing
  * until a primary's watermark arrives (bus_standby.c).
  *
+ * A primary with the shared tier on also keeps the late joiners' hash
+ * (doc/DESIGN.md, "Late joiners"): each message goes out through a script
+ * that first raises what its receivers raise, and each connection raises
+ * the hash's knowledge start past every commit made off the bus.
+ *
  * A stopped or slow Redis blocks the worker for at most the command
  * timeout (bus_redis.c); committing backends never wait for it: they only
  * fill the queue (bus_shmem.c).
@@ -97,8 +102,72 @@ choose_node_name(void)
 static void
 current_config(char *out, size_t len)
 {
-	snprintf(out, len, "%s %s %s %s", bus_redis_url ? bus_redis_url : "",
-			 bus_redis_channel, bus_node_name, bus_redis_password_file);
+	snprintf(out, len, "%s %s %s %s %d", bus_redis_url ? bus_redis_url : "",
+			 bus_redis_channel, bus_node_name, bus_redis_password_file,
+			 (int) bus_redis_results);
+}
+
+/*
+ * Does this node keep the late joiners' hash (doc/DESIGN.md, "Late
+ * joiners")? A primary with the shared tier on; the setting is part of
+ * the connection's config, so turning it on reconnects (and raises k).
+ */
+static bool
+raising(void)
+{
+	return bus_redis_results && !RecoveryInProgress();
+}
+
+static void
+changes_name(char *out)
+{
+	BusChangesName(out, GetSystemIdentifier(), GetWALInsertionTimeLine());
+}
+
+/* What the receivers of msg raise in their changed-at LSNs, for the hash. */
+static void
+raise_of(const BusMsg *msg, BusRaise *raise)
+{
+	memset(raise, 0, sizeof(*raise));
+	raise->floor = GetXLogInsertRecPtr();
+	switch (msg->kind)
+	{
+		case BUS_MSG_RELATIONS:
+			raise->lsn = msg->lsn;
+			raise->nfields = CacheCommitCounters(msg->dbid, msg->nrelids, msg->relids,
+												 msg->nrow_relids, msg->row_relids,
+												 msg->ntags, msg->tags, raise->fields);
+			break;
+		case BUS_MSG_DATABASE:
+		case BUS_MSG_FLUSH:
+			/* the flush a receiver makes: every commit dropped ends before */
+			raise->known_from = Max(msg->lsn, msg->highest_lsn);
+			break;
+		case BUS_MSG_HEARTBEAT:
+			raise->watermark = msg->watermark;
+			break;
+	}
+}
+
+/*
+ * A primary at each connection, before it publishes anything: with the
+ * tier on, r to this Redis's run id and k past every commit it made while
+ * off the bus (none raised a field); with it off, no hash at all (it
+ * would go stale, its commits raising nothing).
+ */
+static bool
+connect_changes(char *error)
+{
+	char		name[BUS_CHANGES_NAME_LEN];
+	BusRaise	raise = {0};
+
+	if (RecoveryInProgress())
+		return true;
+	changes_name(name);
+	if (!bus_redis_results)
+		return BusRedisDelete(name, error);
+	raise.floor = raise.known_from = GetXLogInsertRecPtr();
+	return BusRedisRaiseAndPublish(name, &raise, NULL, NULL, error);
 }
 
 static void
@@ -137,7 +206,17 @@ publish(BusMsg *msg, char *error)
 	last_watermark = Max(last_watermark, msg->watermark);
 	text = BusMsgFormat(msg);
 
-	ok = BusRedisPublish(bus_redis_channel, text, error);
+	if (raising())
+	{
+		BusRaise	raise;
+		char		name[BUS_CHANGES_NAME_LEN];
+
+		raise_of(msg, &raise);
+		changes_name(name);
+		ok = BusRedisRaiseAndPublish(name, &raise, bus_redis_channel, text, error);
+	}
+	else
+		ok = BusRedisPublish(bus_redis_channel, text, error);
 	pfree(text);
 	if (ok)
 	{
@@ -298,8 +377,10 @@ try_connect(TimestampTz now)
 		return;
 	current_config(config, sizeof(config));
 	choose_node_name();
-	if (!BusRedisConnect(bus_redis_url, bus_redis_channel, error))
+	if (!BusRedisConnect(bus_redis_url, bus_redis_channel, error) ||
+		!connect_changes(error))
 	{
+		BusRedisDisconnect();
 		if (strcmp(error, last_logged) != 0)
 			ereport(LOG,
 					(errmsg("sfcache bus: cannot connect to Redis at \"%s\"", bus_redis_url_masked),
@@ -327,7 +408,10 @@ try_connect(TimestampTz now)
 	BusSetState(BUS_CONNECTED, NULL);
 	/* others may have written while we were away */
 	BusForgetPeers();
-	BusFlushAll(InvalidXLogRecPtr);
+	if (RecoveryInProgress())
+		BusFlushJoin(InvalidXLogRecPtr);
+	else
+		BusFlushAll(InvalidXLogRecPtr);
 	last_publish = last_liveness = 0;
 	last_watermark = InvalidXLogRecPtr;
 }

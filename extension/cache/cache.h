@@ -194,6 +194,10 @@ extern void CacheInvalidateRowsOf(Oid dbid, int nrelids, const Oid *relids,
 								  int ntags, const CacheTag *tags,
 								  XLogRecPtr replay_needed);
 extern void CacheInvalidateAllNow(XLogRecPtr replay_needed);
+extern void CacheInvalidateAllOnJoin(XLogRecPtr replay_needed);
+extern int	CacheCommitCounters(Oid dbid, int nrelids, const Oid *relids,
+								int nrow_relids, const Oid *row_relids,
+								int ntags, const CacheTag *tags, uint32 *out);
 extern int	CacheSlotsAwaitingReplay(XLogRecPtr replay, XLogRecPtr *replay_needed_all);
 
 /*
@@ -214,6 +218,17 @@ typedef struct CacheSharedName
 	uint64		key_lo;
 } CacheSharedName;
 
+/* What a primary published: k, w, and the largest field of the counters. */
+typedef struct CacheSharedChanges
+{
+	XLogRecPtr	known_from;		/* k: every commit before it raised nothing */
+	XLogRecPtr	watermark;		/* w: the last watermark it published */
+	XLogRecPtr	changed_at;		/* the largest field of the counters asked */
+} CacheSharedChanges;
+
+/* The layout of counters and entries: the build's (SFCACHE_VERSION). */
+extern uint32 CacheSharedLayout(void);
+
 typedef enum CacheSharedLock
 {
 	CACHE_SHARED_LOCK_OURS,		/* taken: compute, put, unlock */
@@ -232,6 +247,15 @@ typedef struct CacheSharedTier
 	CacheSharedLock (*lock) (const CacheSharedName *name, int expire_ms);
 	/* release it if it is still this backend's */
 	void		(*unlock) (const CacheSharedName *name);
+
+	/*
+	 * The changes the primary published for late joiners (doc/DESIGN.md,
+	 * "Late joiners") about these counters: false when there are none to
+	 * trust (no hash, or written on another Redis run) or on *error.
+	 */
+	bool		(*changes) (const CacheSharedName *name, const uint32 *counters,
+							int ncounters, CacheSharedChanges *changes,
+							bool *error);
 } CacheSharedTier;
 
 extern void CacheRegisterSharedTier(const CacheSharedTier *tier);

@@ -265,6 +265,7 @@ extern bool CacheReplayedPast(List *relids, XLogRecPtr replay);
 extern void CacheCountersChangedAt(const CacheCounterSet *counters, bool global,
 								   XLogRecPtr lsn);
 extern XLogRecPtr CacheKnownFrom(void);
+extern XLogRecPtr CacheJoinedAt(void);
 extern bool CacheCountersQuiet(const uint32 *counters, int ncounters);
 extern bool CacheCountersUnchangedSince(const uint32 *counters, int ncounters,
 										XLogRecPtr lsn);

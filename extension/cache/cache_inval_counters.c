@@ -90,6 +90,7 @@ typedef struct InvalShared
 	/* the shared tier's: the LSN each counter last changed at, known from */
 	pg_atomic_uint64 changed_at_all;	/* the global counter's */
 	pg_atomic_uint64 known_from;	/* a primary's, set at first use */
+	pg_atomic_uint64 joined_at; /* a standby's last join flush */
 	pg_atomic_uint64 changed_at[CACHE_COUNTERS];
 } InvalShared;
 
@@ -172,6 +173,7 @@ inval_shmem_init(void)
 			pg_atomic_init_u64(&inval->replay_needed[i], InvalidXLogRecPtr);
 		pg_atomic_init_u64(&inval->changed_at_all, InvalidXLogRecPtr);
 		pg_atomic_init_u64(&inval->known_from, InvalidXLogRecPtr);
+		pg_atomic_init_u64(&inval->joined_at, InvalidXLogRecPtr);
 		for (int i = 0; i < CACHE_COUNTERS; i++)
 			pg_atomic_init_u64(&inval->changed_at[i], InvalidXLogRecPtr);
 		for (int i = 0; i < CACHE_COUNTERS; i++)
@@ -406,11 +408,15 @@ CacheInvalidateRowsOf(Oid dbid, int nrelids, const Oid *relids,
 															 tags[i].value_hash)].gen, 1);
 }
 
-/* Bump the global generation now: every result is stale (see above). */
-void
-CacheInvalidateAllNow(XLogRecPtr replay_needed)
+/*
+ * Every result is stale: raise *changed (the global counter's changed-at,
+ * or the join LSN) to replay_needed or, without one, to this node's
+ * position, then bump the global generation.
+ */
+static void
+invalidate_all(pg_atomic_uint64 *changed, XLogRecPtr replay_needed)
 {
-	advance_lsn(&inval->changed_at_all, replay_needed != InvalidXLogRecPtr ?
+	advance_lsn(changed, replay_needed != InvalidXLogRecPtr ?
 				replay_needed : current_position());
 	pg_memory_barrier();
 	if (replay_needed != InvalidXLogRecPtr)
@@ -419,6 +425,27 @@ CacheInvalidateAllNow(XLogRecPtr replay_needed)
 		pg_memory_barrier();
 	}
 	pg_atomic_fetch_add_u64(&inval->global_gen, 1);
+}
+
+/* Bump the global generation now: every result is stale (see above). */
+void
+CacheInvalidateAllNow(XLogRecPtr replay_needed)
+{
+	invalidate_all(&inval->changed_at_all, replay_needed);
+}
+
+/*
+ * The same flush when a standby joins the stream of a primary's commits
+ * (its bus connects or hears a primary for the first time, or its WAL
+ * comes from a new stream): the commits before it are unknown here, so
+ * instead of refusing every shared entry older than the join, an entry
+ * older than the join LSN is checked against the changes its primary
+ * published (doc/DESIGN.md, "Late joiners"; CacheJoinedAt).
+ */
+void
+CacheInvalidateAllOnJoin(XLogRecPtr replay_needed)
+{
+	invalidate_all(&inval->joined_at, replay_needed);
 }
 
 /*
@@ -478,6 +505,40 @@ CacheKnownFrom(void)
 	if (!pg_atomic_compare_exchange_u64(&inval->known_from, &expected, known))
 		known = expected;
 	return known;
+}
+
+/* A standby's last join LSN (CacheInvalidateAllOnJoin); 0 before any. */
+XLogRecPtr
+CacheJoinedAt(void)
+{
+	pg_memory_barrier();
+	return pg_atomic_read_u64(&inval->joined_at);
+}
+
+/*
+ * The counters whose changed-at a receiver of this commit raises (as
+ * note_replay_needed and CacheInvalidateRowsOf do): what a primary
+ * publishes for late joiners. out holds 2 * (nrelids + nrow_relids) +
+ * ntags; returns how many were written.
+ */
+int
+CacheCommitCounters(Oid dbid, int nrelids, const Oid *relids, int nrow_relids,
+					const Oid *row_relids, int ntags, const CacheTag *tags,
+					uint32 *out)
+{
+	int			n = 0;
+
+	for (int i = 0; i < nrelids + nrow_relids; i++)
+	{
+		uint32		slot = gen_slot_for(dbid, i < nrelids ? relids[i] :
+										row_relids[i - nrelids]);
+
+		out[n++] = ANY_ROW_COUNTER(slot);
+		out[n++] = WHOLE_COUNTER(slot);
+	}
+	for (int i = 0; i < ntags; i++)
+		out[n++] = tag_counter(dbid, tags[i].relid, tags[i].column_hash, tags[i].value_hash);
+	return n;
 }
 
 /* No commit in flight on these counters nor on the global one? */

@@ -219,9 +219,13 @@ CacheWalNoteRecord(TransactionId xid)
 	}
 	if (stream != pg_atomic_read_u64(&wal_standby->trusted_stream))
 	{
-		/* what another stream left may have been missed: start clean */
+		/*
+		 * What another stream left may have been missed: start clean. A join:
+		 * shared entries from before it are checked against what the primary
+		 * published (doc/DESIGN.md, "Late joiners").
+		 */
 		pg_atomic_write_u64(&wal_standby->trusted_stream, 0);
-		CacheInvalidateAllNow(InvalidXLogRecPtr);
+		CacheInvalidateAllOnJoin(InvalidXLogRecPtr);
 		pg_atomic_write_u64(&wal_standby->trusted_stream, stream);
 	}
 	pg_memory_barrier();

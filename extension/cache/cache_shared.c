@@ -75,8 +75,8 @@ CacheRegisterSharedTier(const CacheSharedTier *shared_tier)
 	tier = shared_tier;
 }
 
-static uint32
-version_hash(void)
+uint32
+CacheSharedLayout(void)
 {
 	return hash_bytes((const unsigned char *) SFCACHE_VERSION, strlen(SFCACHE_VERSION));
 }
@@ -130,7 +130,7 @@ well_formed(const char *data, Size len, TupleDesc tupdesc, SharedHeader *h)
 	if (len < MAXALIGN(sizeof(SharedHeader)))
 		return false;
 	memcpy(h, data, sizeof(SharedHeader));
-	if (h->magic != SHARED_MAGIC || h->version_hash != version_hash() ||
+	if (h->magic != SHARED_MAGIC || h->version_hash != CacheSharedLayout() ||
 		h->natts != (uint32) tupdesc->natts ||
 		h->tuples_len > (uint64) cache_max_entry_size_kb * 1024 ||
 		h->datarows_len > (uint64) cache_max_entry_size_kb * 1024 ||
@@ -165,14 +165,39 @@ well_formed(const char *data, Size len, TupleDesc tupdesc, SharedHeader *h)
 	return pos == h->tuples_len;
 }
 
+/*
+ * Step 3' for an entry older than this standby's join: read after step 2,
+ * the primary's published changes say that none of the counters changed
+ * after complete_at, none of its commits went unpublished after it (k),
+ * and its heartbeats reached the replay position (w: under the WAL's rule
+ * step 2 does not order the hash with replay; on the bus its horizon
+ * implies it).
+ */
+static bool
+unchanged_as_published(const CacheSharedName *name, XLogRecPtr complete_at,
+					   const uint32 *counters, int ncounters, bool *error)
+{
+	CacheSharedChanges changes;
+
+	if (!tier->changes(name, counters, ncounters, &changes, error))
+		return false;
+	return changes.known_from <= complete_at && changes.changed_at <= complete_at &&
+		changes.watermark >= GetCurrentReplayRecPtr(NULL);
+}
+
 /* Steps 2 to 4 of the serve rule, for an entry complete at complete_at. */
 static SharedVerdict
-judge(XLogRecPtr complete_at, List *relids, const uint32 *counters, int ncounters)
+judge(const CacheSharedName *name, XLogRecPtr complete_at, List *relids,
+	  const uint32 *counters, int ncounters, bool *error)
 {
 	if (RecoveryInProgress())
 	{
 		/* 2: every commit the snapshot sees has reached this node */
 		if (CacheCheckStandby(relids, false) != CACHE_BYPASS_NONE)
+			return SHARED_REFUSE;
+		/* 3': from before this node joined, unknown to changed_at[] */
+		if (complete_at < CacheJoinedAt() &&
+			!unchanged_as_published(name, complete_at, counters, ncounters, error))
 			return SHARED_REFUSE;
 	}
 	else if (!CacheCountersQuiet(counters, ncounters) || complete_at < CacheKnownFrom())
@@ -217,7 +242,7 @@ try_serve(CacheSharedLead *lead, List *relids, const uint32 *counters, int ncoun
 	if (data == NULL)
 		return false;
 	if (well_formed(data, len, tupdesc, &h))
-		v = judge(h.complete_at, relids, counters, ncounters);
+		v = judge(&lead->name, h.complete_at, relids, counters, ncounters, error);
 	if (v == SHARED_SERVE)
 		copy_rows(data, &h, result);
 	else
@@ -317,7 +342,7 @@ serialise(XLogRecPtr complete_at, const CachedResult *result, TupleDesc tupdesc,
 	int32	   *typmods;
 
 	h.magic = SHARED_MAGIC;
-	h.version_hash = version_hash();
+	h.version_hash = CacheSharedLayout();
 	h.complete_at = complete_at;
 	h.natts = tupdesc->natts;
 	h.tuples_len = result->len;

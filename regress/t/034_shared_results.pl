@@ -23,23 +23,9 @@ use RedisTest;
 
 my $redis = RedisTest->new;
 
-sub tier_conf
-{
-	my ($name) = @_;
-	return "shared_preload_libraries = 'sfcache'\n"
-	  . "sfcache.redis_url = '" . $redis->url . "'\n"
-	  . "sfcache.node_name = '$name'\n"
-	  . "sfcache.redis_liveness_s = 2\n"
-	  . "sfcache.redis_results = on\n"
-	  # generous for a loaded machine; the SIGSTOP case lowers it
-	  . "sfcache.redis_results_timeout = 2000\n"
-	  . "sfcache.wait_timeout = 3000\n"
-	  . "sfcache.enable_test_holds = on\n";
-}
-
 my $primary = PostgreSQL::Test::Cluster->new('primary');
 $primary->init(allows_streaming => 1);
-$primary->append_conf('postgresql.conf', tier_conf('primary'));
+$primary->append_conf('postgresql.conf', $redis->tier_conf('primary'));
 $primary->start;
 $primary->safe_psql('postgres', q{
 	CREATE EXTENSION sfcache;

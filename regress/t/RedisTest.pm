@@ -69,6 +69,30 @@ sub kill9
 
 sub signal { my ($self, $sig) = @_; kill $sig, $self->pid; }
 
+# This Redis's run id (a restart makes a new one).
+sub run_id
+{
+	my ($self) = @_;
+	my ($id) = $self->cli('INFO', 'server') =~ /^run_id:(\w+)/m;
+	return $id // '';
+}
+
+# postgresql.conf lines of a node named $name on this Redis with the shared
+# result tier on.
+sub tier_conf
+{
+	my ($self, $name) = @_;
+	return "shared_preload_libraries = 'sfcache'\n"
+	  . "sfcache.redis_url = '" . $self->url . "'\n"
+	  . "sfcache.node_name = '$name'\n"
+	  . "sfcache.redis_liveness_s = 2\n"
+	  . "sfcache.redis_results = on\n"
+	  # generous for a loaded machine; 034's SIGSTOP case lowers it
+	  . "sfcache.redis_results_timeout = 2000\n"
+	  . "sfcache.wait_timeout = 3000\n"
+	  . "sfcache.enable_test_holds = on\n";
+}
+
 sub cli
 {
 	my ($self, @args) = @_;
