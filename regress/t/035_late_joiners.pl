@@ -17,7 +17,9 @@
 #    connection raises k, so the older entry is refused, not served stale
 #    to a standby restarted after;
 #  - a hash written on another Redis run (r is not this Redis's run id):
-#    refused, where the same entry was served a moment before.
+#    refused, where the same entry was served a moment before;
+#  - the same under the WAL's rule (sfcache.wal_invalidations): served after
+#    the standby's join, refused after a write it did not see.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -206,5 +208,25 @@ restart_standby('restarted after the primary put courses 7 and 8');
 standby_reads(7, 'c7 v0', 1, 'the same hash, this Redis\'s run id');
 $redis->cli('HSET', $hash, 'r', 'another-run');
 standby_reads(8, 'c8 v0', 0, 'r is not this Redis\'s run id');
+
+# ---- under the WAL's rule (sfcache.wal_invalidations on the primary): the
+# standby trusts its WAL from the first sfcache record of its new stream,
+# its join; the hash is read the same way, its w covering the replay
+$primary->append_conf('postgresql.conf', "sfcache.wal_invalidations = on\n");
+$primary->restart;
+wait_caching('the primary restarted with the WAL\'s invalidations');
+primary_computes(9, 10);
+restart_standby('restarted after the primary put courses 9 and 10');
+# the first record of the new stream: the standby trusts its WAL from here
+$primary->safe_psql('postgres', 'INSERT INTO other VALUES (2)');
+catch_up();
+standby_reads(9, 'c9 v0', 1, 'under the WAL\'s rule, an entry put before the join');
+primary_computes(11);
+$standby->stop;
+$primary->safe_psql('postgres', "UPDATE course SET title = 'c11 v1' WHERE id = 11");
+$standby->start;
+$primary->safe_psql('postgres', 'INSERT INTO other VALUES (3)');
+wait_caching('started after a write, under the WAL\'s rule');
+standby_reads(11, 'c11 v1', 0, 'under the WAL\'s rule, after a write it did not see');
 
 done_testing();
