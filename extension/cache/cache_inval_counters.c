@@ -38,7 +38,12 @@
  * with no commit behind it raises it to the node's current position. A
  * shared entry complete at L is served only if no counter it depends on
  * changed after L (CacheCountersUnchangedSince), and on a primary only if
- * it was computed after this node started knowing (CacheKnownFrom).
+ * it was computed after this node started knowing (CacheKnownFrom). A
+ * standby's join (its bus hears a primary anew, or its WAL comes from a
+ * new stream) flushes without raising the global changed-at: it records
+ * the join LSN instead (CacheJoinedAt), and an older entry is checked
+ * against what the primary published (doc/DESIGN.md, "Late joiners"),
+ * whose counter numbers CacheCommitCounters gives.
  *
  * Locking: none. The counters are atomics; readers and writers order their
  * accesses with full barriers (pg_atomic_fetch_add_* is one). The array is

@@ -19,8 +19,10 @@
  * primary: no commit in flight on its counters, and L at or past the
  * node's knowledge start; a standby: the standby check); (3) no counter of
  * the reader's changed after L as far as its node knows (changed_at[],
- * cache_inval_counters.c); (4) on a standby, L is replayed (monotonic
- * reads).
+ * cache_inval_counters.c); (3') on a standby, for an entry older than
+ * its join (CacheJoinedAt: the commits before it are unknown here), the
+ * changes its primary published in Redis say the same (doc/DESIGN.md,
+ * "Late joiners"); (4) on a standby, L is replayed (monotonic reads).
  *
  * An entry read from Redis is checked to be well formed before anything
  * reads its rows; Redis itself must be as trusted as the database (README,
