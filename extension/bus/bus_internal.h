@@ -225,6 +225,7 @@ extern bool BusRedisConnected(void);
 extern int	BusRedisSubscriberSocket(void);
 extern bool BusRedisPublish(const char *channel, const char *payload, char *error);
 extern bool BusRedisRunId(struct redisContext *ctx, char *out, char *error);
+extern bool BusRedisPrepareRaise(char *error);
 extern bool BusRedisRaiseAndPublish(const char *hash, const BusRaise *raise,
 									const char *channel, const char *payload,
 									char *error);

@@ -29,7 +29,11 @@ static redisContext * cmd_ctx = NULL;
 static redisContext * open_one_timeout(const BusUrl *url, int timeout_ms, char *error);
 static redisContext * sub_ctx = NULL;
 static char cmd_run_id[BUS_RUN_ID_LEN]; /* of the Redis cmd_ctx talks to */
-static char raise_sha[41];		/* raise_script's, loaded on cmd_ctx */
+#define BUS_SHA_LEN 41			/* a script's SHA1 in hex, and a NUL */
+#define LSN_TEXT_LEN 17			/* an LSN as the script compares it */
+#define FIELD_TEXT_LEN 12		/* a counter's number */
+
+static char raise_sha[BUS_SHA_LEN]; /* raise_script's, loaded on cmd_ctx */
 
 /*
  * A primary's late-joiner hash (doc/DESIGN.md, "Late joiners"), raised and
@@ -39,10 +43,14 @@ static char raise_sha[41];		/* raise_script's, loaded on cmd_ctx */
  * follow. LSNs are 16 hex digits, compared by halves (Lua's numbers are
  * doubles, its string order the locale's). An absent hash, or a
  * connection, sets r and raises k to the floor: every commit whose raise
- * a lost hash took, or made off the bus, ends before it.
+ * a lost hash took, or made off the bus, ends before it. A key of another
+ * type, or a field that is no LSN, is replaced rather than failing every
+ * message (replacing only refuses more: k is raised past it).
  */
 static const char raise_script[] =
 "local h = KEYS[1]\n"
+"local t = redis.call('TYPE', h).ok\n"
+"if t ~= 'hash' and t ~= 'none' then redis.call('DEL', h) end\n"
 "local function gt(a, b)\n"
 "  local ah, bh = tonumber(string.sub(a, 1, 8), 16), tonumber(string.sub(b, 1, 8), 16)\n"
 "  if ah ~= bh then return ah > bh end\n"
@@ -50,7 +58,9 @@ static const char raise_script[] =
 "end\n"
 "local function raise(f, v)\n"
 "  local old = redis.call('HGET', h, f)\n"
-"  if not old or gt(v, old) then redis.call('HSET', h, f, v) end\n"
+"  if not old or not string.match(old, '^' .. string.rep('%x', 16) .. '$') or gt(v, old) then\n"
+"    redis.call('HSET', h, f, v)\n"
+"  end\n"
 "end\n"
 "if ARGV[1] == '' or not redis.call('HGET', h, 'k') then\n"
 "  redis.call('HSET', h, 'r', ARGV[3])\n"
@@ -195,9 +205,13 @@ BusRedisRunId(redisContext * ctx, char *out, char *error)
 	return true;
 }
 
-/* The command connection's Redis: its run id, and the raise script loaded. */
-static bool
-prepare_commands(char *error)
+/*
+ * The command connection's Redis: its run id, and the raise script loaded
+ * (only for a node with the shared tier on: a Redis user without the right
+ * to run scripts keeps its bus otherwise).
+ */
+bool
+BusRedisPrepareRaise(char *error)
 {
 	redisReply *reply;
 	bool		ok;
@@ -238,11 +252,6 @@ BusRedisConnect(const char *url_text, const char *channel, char *error)
 		return false;
 	}
 	cmd_ctx = open_one(&url, error);
-	if (cmd_ctx != NULL && !prepare_commands(error))
-	{
-		redisFree(cmd_ctx);
-		cmd_ctx = NULL;
-	}
 	sub_ctx = cmd_ctx ? open_one(&url, error) : NULL;
 	free_url(&url);
 	if (sub_ctx != NULL)
@@ -341,7 +350,7 @@ lsn_text(char *out, XLogRecPtr lsn)
 	if (lsn == InvalidXLogRecPtr)
 		out[0] = '\0';
 	else
-		snprintf(out, 17, "%08X%08X", LSN_FORMAT_ARGS(lsn));
+		snprintf(out, LSN_TEXT_LEN, "%08X%08X", LSN_FORMAT_ARGS(lsn));
 }
 
 /*
@@ -353,11 +362,11 @@ bool
 BusRedisRaiseAndPublish(const char *hash, const BusRaise *raise,
 						const char *channel, const char *payload, char *error)
 {
-	char		floor[17],
-				k[17],
-				w[17],
-				lsn[17];
-	char		fields[BUS_MAX_RAISE][12];
+	char		floor[LSN_TEXT_LEN],
+				k[LSN_TEXT_LEN],
+				w[LSN_TEXT_LEN],
+				lsn[LSN_TEXT_LEN];
+	char		fields[BUS_MAX_RAISE][FIELD_TEXT_LEN];
 	const char *argv[11 + BUS_MAX_RAISE];
 	int			argc = 0;
 	redisReply *reply;

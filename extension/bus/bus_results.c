@@ -38,6 +38,7 @@
 
 #define RESULTS_RETRY_MS 1000	/* after a failure, no connection for this */
 #define RESULTS_NAME_LEN 96
+#define FIELD_TEXT_LEN 12		/* a counter's number, as a hash's field */
 
 static redisContext * results_ctx = NULL;
 static char results_run_id[BUS_RUN_ID_LEN]; /* of results_ctx's Redis, or "" */
@@ -254,7 +255,7 @@ results_changes(const CacheSharedName *name, const uint32 *counters, int ncounte
 				CacheSharedChanges *changes, bool *error)
 {
 	char		key[BUS_CHANGES_NAME_LEN];
-	char		(*fields)[12] = palloc(sizeof(*fields) * Max(ncounters, 1));
+	char		(*fields)[FIELD_TEXT_LEN] = palloc(sizeof(*fields) * Max(ncounters, 1));
 	const char **argv = palloc(sizeof(char *) * (5 + ncounters));
 	char		message[BUS_ERROR_LEN];
 	redisReply *reply;
@@ -306,6 +307,8 @@ results_changes(const CacheSharedName *name, const uint32 *counters, int ncounte
 		changes->changed_at = Max(changes->changed_at, lsn);
 	}
 	freeReplyObject(reply);
+	pfree(fields);
+	pfree(argv);
 	return usable;
 }
 

@@ -61,6 +61,7 @@ static int	backoff_ms = BUS_BACKOFF_MIN_MS;
 static TimestampTz last_publish = 0;
 static XLogRecPtr last_watermark = InvalidXLogRecPtr;	/* last one published */
 static TimestampTz last_liveness = 0;
+static bool hash_kept = false;	/* the tier was on at this connection */
 
 void
 BusRegisterWorker(void)
@@ -109,13 +110,14 @@ current_config(char *out, size_t len)
 
 /*
  * Does this node keep the late joiners' hash (doc/DESIGN.md, "Late
- * joiners")? A primary with the shared tier on; the setting is part of
- * the connection's config, so turning it on reconnects (and raises k).
+ * joiners")? A primary whose shared tier was on when it connected: the
+ * setting is part of the connection's config, so changing it reconnects
+ * (and raises k, or deletes the hash).
  */
 static bool
 raising(void)
 {
-	return bus_redis_results && !RecoveryInProgress();
+	return hash_kept && !RecoveryInProgress();
 }
 
 static void
@@ -136,7 +138,14 @@ raise_of(const BusMsg *msg, BusRaise *raise)
 			raise->lsn = msg->lsn;
 			raise->nfields = CacheCommitCounters(msg->dbid, msg->nrelids, msg->relids,
 												 msg->nrow_relids, msg->row_relids,
-												 msg->ntags, msg->tags, raise->fields);
+												 msg->ntags, msg->tags, raise->fields,
+												 BUS_MAX_RAISE);
+			if (raise->nfields < 0)
+			{
+				/* cannot happen with the message's bounds; refuse more then */
+				raise->nfields = 0;
+				raise->known_from = msg->lsn;
+			}
 			break;
 		case BUS_MSG_DATABASE:
 		case BUS_MSG_FLUSH:
@@ -161,10 +170,14 @@ connect_changes(char *error)
 	char		name[BUS_CHANGES_NAME_LEN];
 	BusRaise	raise = {0};
 
+	hash_kept = bus_redis_results;
+	/* a standby loads the script too: it raises the hash once promoted */
+	if (hash_kept && !BusRedisPrepareRaise(error))
+		return false;
 	if (RecoveryInProgress())
 		return true;
 	changes_name(name);
-	if (!bus_redis_results)
+	if (!hash_kept)
 		return BusRedisDelete(name, error);
 	raise.floor = raise.known_from = GetXLogInsertRecPtr();
 	return BusRedisRaiseAndPublish(name, &raise, NULL, NULL, error);

@@ -197,7 +197,8 @@ extern void CacheInvalidateAllNow(XLogRecPtr replay_needed);
 extern void CacheInvalidateAllOnJoin(XLogRecPtr replay_needed);
 extern int	CacheCommitCounters(Oid dbid, int nrelids, const Oid *relids,
 								int nrow_relids, const Oid *row_relids,
-								int ntags, const CacheTag *tags, uint32 *out);
+								int ntags, const CacheTag *tags, uint32 *out,
+								int max);
 extern int	CacheSlotsAwaitingReplay(XLogRecPtr replay, XLogRecPtr *replay_needed_all);
 
 /*

@@ -280,6 +280,7 @@ extern void CacheWalRedoStartup(void);
 extern void CacheWalNoteRecord(TransactionId xid);
 extern bool CacheWalTrusted(void);
 extern CacheBypass CacheWalStoreCheck(void);
+extern bool CacheWalStartPending(void);
 extern bool CacheWalSnapshotPastStart(Snapshot snapshot);
 
 /* ---- the transaction's write set (cache_inval_writeset.c) ---- */

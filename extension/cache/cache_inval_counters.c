@@ -523,15 +523,18 @@ CacheJoinedAt(void)
 /*
  * The counters whose changed-at a receiver of this commit raises (as
  * note_replay_needed and CacheInvalidateRowsOf do): what a primary
- * publishes for late joiners. out holds 2 * (nrelids + nrow_relids) +
- * ntags; returns how many were written.
+ * publishes for late joiners. out holds max; returns how many were
+ * written, or -1 if they would not fit.
  */
 int
 CacheCommitCounters(Oid dbid, int nrelids, const Oid *relids, int nrow_relids,
 					const Oid *row_relids, int ntags, const CacheTag *tags,
-					uint32 *out)
+					uint32 *out, int max)
 {
 	int			n = 0;
+
+	if (2 * (nrelids + nrow_relids) + ntags > max)
+		return -1;
 
 	for (int i = 0; i < nrelids + nrow_relids; i++)
 	{

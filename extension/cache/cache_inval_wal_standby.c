@@ -247,6 +247,18 @@ CacheWalStoreCheck(void)
 	return any_in_flight() ? CACHE_BYPASS_COMMIT_IN_FLIGHT : CACHE_BYPASS_NONE;
 }
 
+/*
+ * Is rule 3's horizon still ahead (a transaction that wrote before replay
+ * began may not have ended)? Such a transaction's record was not replayed
+ * here, so the counters do not know of its commit: the shared tier then
+ * checks every entry against the primary's published changes.
+ */
+bool
+CacheWalStartPending(void)
+{
+	return pg_atomic_read_u32(&wal_standby->store_horizon) != InvalidTransactionId;
+}
+
 /* Rule 3, for a leader, with the snapshot it executed with. */
 bool
 CacheWalSnapshotPastStart(Snapshot snapshot)

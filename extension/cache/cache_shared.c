@@ -171,23 +171,37 @@ well_formed(const char *data, Size len, TupleDesc tupdesc, SharedHeader *h)
  * Step 3' for an entry older than this standby's join: read after step 2,
  * the primary's published changes say that none of the counters changed
  * after complete_at, none of its commits went unpublished after it (k),
- * and its heartbeats reached the replay position (w: under the WAL's rule
- * step 2 does not order the hash with replay; on the bus its horizon
- * implies it).
+ * and its heartbeats reached the replay position read before the hash (w:
+ * under the WAL's rule step 2 does not order the hash with replay; on the
+ * bus its horizon implies it).
  */
 static bool
 unchanged_as_published(const CacheSharedName *name, XLogRecPtr complete_at,
 					   const uint32 *counters, int ncounters, bool *error)
 {
+	XLogRecPtr	replayed = GetCurrentReplayRecPtr(NULL);
 	CacheSharedChanges changes;
 
-	if (!tier->changes(name, counters, ncounters, &changes, error))
+	if (tier->changes == NULL ||
+		!tier->changes(name, counters, ncounters, &changes, error))
 		return false;
 	return changes.known_from <= complete_at && changes.changed_at <= complete_at &&
-		changes.watermark >= GetCurrentReplayRecPtr(NULL);
+		changes.watermark >= replayed;
 }
 
-/* Steps 2 to 4 of the serve rule, for an entry complete at complete_at. */
+/*
+ * Does this standby's own knowledge miss commits an entry complete at
+ * complete_at must be checked against? Those before its join; and, under
+ * the WAL's rule while its start horizon is ahead, those of transactions
+ * whose record came before replay began (never replayed here): any entry.
+ */
+static bool
+knowledge_incomplete(XLogRecPtr complete_at)
+{
+	return complete_at < CacheJoinedAt() || (CacheWalTrusted() && CacheWalStartPending());
+}
+
+/* Steps 2, 3', 3 and 4 of the serve rule, for an entry complete at complete_at. */
 static SharedVerdict
 judge(const CacheSharedName *name, XLogRecPtr complete_at, List *relids,
 	  const uint32 *counters, int ncounters, bool *error)
@@ -197,8 +211,8 @@ judge(const CacheSharedName *name, XLogRecPtr complete_at, List *relids,
 		/* 2: every commit the snapshot sees has reached this node */
 		if (CacheCheckStandby(relids, false) != CACHE_BYPASS_NONE)
 			return SHARED_REFUSE;
-		/* 3': from before this node joined, unknown to changed_at[] */
-		if (complete_at < CacheJoinedAt() &&
+		/* 3': commits unknown to changed_at[] */
+		if (knowledge_incomplete(complete_at) &&
 			!unchanged_as_published(name, complete_at, counters, ncounters, error))
 			return SHARED_REFUSE;
 	}
