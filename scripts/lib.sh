@@ -83,7 +83,7 @@ sfc_pg_major() {
 # not there yet; root only). SFCACHE_MAJORS, when set, keeps only those (and
 # builds no other).
 sfc_pg_configs() {
-	local src=$1 shared cache=${SFCACHE_PG_CACHE:-/var/cache/sfcache-pg} list=() t v m pc
+	local src=$1 shared cache=${SFCACHE_PG_CACHE:-/var/cache/sfcache-pg} list=() t v m pc t0
 	list+=("$PG_CONFIG")
 	if [ -n "${SFCACHE_PG_CONFIGS:-}" ]; then
 		for pc in ${SFCACHE_PG_CONFIGS//:/ }; do list+=("$pc"); done
@@ -97,7 +97,10 @@ sfc_pg_configs() {
 			if [ ! -x "$pc" ] && [ -x "$shared/build.sh" ]; then
 				sfc_log "building PostgreSQL $v into $cache/$m (once per machine)"
 				sfc_root mkdir -p "$cache"
+				sfc_root chmod 755 "$cache"
+				t0=$(date +%s)
 				sfc_root "$shared/build.sh" "$v" "$cache/$m" >&2 || { sfc_log "PostgreSQL $v did not build"; continue; }
+				sfc_log "PostgreSQL $v ready in $cache/$m after $(($(date +%s) - t0)) s"
 			fi
 			[ -x "$pc" ] && { sfc_pg_contrib "$t" "$pc" pg_trgm auto_explain || true; list+=("$pc"); }
 		done
