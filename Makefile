@@ -59,7 +59,8 @@ CACHE_OBJS = \
 	extension/cache/cache_store.o \
 	extension/cache/cache_tracked.o \
 	extension/cache/cache_window.o \
-	extension/cache/cache_window_bounds.o
+	extension/cache/cache_window_bounds.o \
+	extension/cache/cache_window_scan.o
 
 # extension/advice: index advice.
 ADVICE_OBJS = \

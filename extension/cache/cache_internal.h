@@ -121,6 +121,7 @@ typedef struct CacheWindowSpec
 	Oid			cmp_proc;		/* btree order proc (lefttype, righttype) */
 	Oid			self_cmp_proc;	/* btree order proc (lefttype, lefttype) */
 	char	   *colname;
+	Index		varno;			/* the occurrence's range table index */
 	List	   *filters;		/* other conjuncts of its clause on the same
 								 * occurrence (Vars of any varno: the scan's) */
 } CacheWindowSpec;
@@ -154,9 +155,17 @@ extern Bitmapset *CacheWindowedConsts(List *specs);
 extern CacheWindowProbe *CacheWindowProbeMake(List *specs, ParamListInfo params,
 											  Bitmapset **windowed_params);
 
+/* cache_window_scan.c: bounds seen by the leader's own scan */
+typedef struct CacheWindowWatch CacheWindowWatch;
+extern CacheWindowWatch *CacheWindowWatchStart(const CacheWindowProbe *probe,
+											   QueryDesc *child);
+extern bool CacheWindowWatchBounds(const CacheWindowWatch *watch, int i, bool *has_lo,
+								   Datum *lo, bool *has_hi, Datum *hi);
+
 /* cache_window_bounds.c */
-extern void CacheWindowsCompute(const CacheWindowProbe *probe, ParamListInfo params,
-								Snapshot snapshot, StringInfo out);
+extern void CacheWindowsCompute(const CacheWindowProbe *probe, const CacheWindowWatch *watch,
+								bool ranges, ParamListInfo params, Snapshot snapshot,
+								StringInfo out);
 extern bool CacheWindowsContain(const char *windows, Size len, CacheWindowProbe *probe);
 extern void CacheWindowsExplain(const CacheWindowProbe *probe, const char *windows,
 								Size len, ExplainState *es);
@@ -575,7 +584,9 @@ extern bool CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32
 extern PlannedStmt *CachePlanSavedQuery(const CacheScanPrivate *priv, ParamListInfo params);
 extern QueryDesc *CacheRunSavedQuery(PlannedStmt *stmt, const CacheScanPrivate *priv,
 									 ParamListInfo params, Snapshot snapshot,
-									 DestReceiver *dest, int instrument_options);
+									 DestReceiver *dest, int instrument_options,
+									 const CacheWindowProbe *watch_probe,
+									 CacheWindowWatch **watch);
 extern void CacheEndSavedQuery(QueryDesc *qd);
 
 /* cache_explain.c: whether an EXPLAIN runs, and where its text begins */

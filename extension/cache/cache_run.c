@@ -234,19 +234,23 @@ CachePlanSavedQuery(const CacheScanPrivate *priv, ParamListInfo params)
 
 /*
  * Run a plan of the saved query to its end with the given parameters and
- * snapshot, counting what instrument_options asks (EXPLAIN ANALYZE). The
+ * snapshot, counting what instrument_options asks (EXPLAIN ANALYZE), and
+ * with watch_probe, watching its scans for the windows' bounds. The
  * executor is finished, not ended: the caller ends it (CacheEndSavedQuery)
  * once EXPLAIN has shown it, or right away.
  */
 QueryDesc *
 CacheRunSavedQuery(PlannedStmt *stmt, const CacheScanPrivate *priv, ParamListInfo params,
-				   Snapshot snapshot, DestReceiver *dest, int instrument_options)
+				   Snapshot snapshot, DestReceiver *dest, int instrument_options,
+				   const CacheWindowProbe *watch_probe, CacheWindowWatch **watch)
 {
 	QueryDesc  *qd = CreateQueryDesc(stmt, priv->query_string, snapshot, InvalidSnapshot,
 									 dest, params, NULL, instrument_options);
 
 	/* the index advice samples this plan as the client's statement */
 	SfcExecutorStartForClient(qd, 0);
+	if (watch_probe != NULL)
+		*watch = CacheWindowWatchStart(watch_probe, qd);
 	ExecutorRun(qd, ForwardScanDirection, 0);
 	ExecutorFinish(qd);
 	return qd;

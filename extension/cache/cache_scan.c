@@ -178,12 +178,14 @@ plan_child(CacheScanState *state)
 }
 
 /*
- * Run the child to its end into dest, with the given snapshot. Under
+ * Run the child to its end into dest, with the given snapshot, and with
+ * watch, the windows' bounds its scans see (cache_window_scan.c). Under
  * EXPLAIN ANALYZE (or anything else that counts the nodes' rows) its
  * executor is kept until the node ends, for EXPLAIN to show.
  */
 static void
-run_child(CacheScanState *state, Snapshot snapshot, DestReceiver *dest)
+run_child(CacheScanState *state, Snapshot snapshot, DestReceiver *dest,
+		  CacheWindowWatch **watch)
 {
 	EState	   *estate = state->css.ss.ps.state;
 	QueryDesc  *qd;
@@ -191,7 +193,8 @@ run_child(CacheScanState *state, Snapshot snapshot, DestReceiver *dest)
 	if (state->child_stmt == NULL)
 		plan_child(state);
 	qd = CacheRunSavedQuery(state->child_stmt, &state->priv, estate->es_param_list_info,
-							snapshot, dest, estate->es_instrument);
+							snapshot, dest, estate->es_instrument,
+							watch ? state->probe : NULL, watch);
 	if (estate->es_instrument != 0)
 		state->child = qd;
 	else
@@ -233,7 +236,7 @@ run_uncached(CacheScanState *state, CacheBypass why)
 	state->outcome = CACHE_RUN_UNCACHED;
 	state->bypass = why;
 	CacheStatsBypass(why, state->priv.query->queryId);
-	run_child(state, estate->es_snapshot, (DestReceiver *) rr);
+	run_child(state, estate->es_snapshot, (DestReceiver *) rr, NULL);
 	state->spill = rr->spill;
 }
 
@@ -247,7 +250,7 @@ run_inactive(CacheScanState *state)
 	state->outcome = CACHE_RUN_UNCACHED;
 	state->bypass = CACHE_BYPASS_DISABLED;
 	state->inactive = true;
-	run_child(state, estate->es_snapshot, (DestReceiver *) rr);
+	run_child(state, estate->es_snapshot, (DestReceiver *) rr, NULL);
 	state->spill = rr->spill;
 }
 
@@ -299,7 +302,7 @@ serve_shared(CacheScanState *state, CacheKey key, const CacheGenSnapshot *gens,
 static void
 publish_leader_result(CacheScanState *state, CacheKey key, CacheResultReceiver *rr,
 					  CacheGenSnapshot *gens, CacheSharedLead *shared,
-					  TupleDesc tupdesc, int ttl_s)
+					  TupleDesc tupdesc, int ttl_s, bool keep)
 {
 	if (state->bypass != CACHE_BYPASS_NONE)
 	{
@@ -309,7 +312,6 @@ publish_leader_result(CacheScanState *state, CacheKey key, CacheResultReceiver *
 	else
 	{
 		CachedResult result = {rr->buf.data, rr->buf.len};
-		bool		keep = cache_cache_mode == CACHE_MODE_ON && CacheAdmitRecordMiss(key);
 
 		if (rr->text_rows)
 		{
@@ -348,6 +350,8 @@ run_as_leader(CacheScanState *state, CacheKey key)
 	bool		storable;
 	CacheBypass standby_why = CACHE_BYPASS_NONE;
 	int			ttl_s = CacheStatementTtl(state->priv.ttl_override_s, state->priv.ttl_default);
+	bool		keep = false;
+	CacheWindowWatch *watch = NULL;
 
 	state->outcome = CACHE_LEADER;
 	PG_TRY();
@@ -386,10 +390,14 @@ run_as_leader(CacheScanState *state, CacheKey key)
 			!CacheCheckStandbySnapshot(GetActiveSnapshot()))
 			standby_why = CACHE_BYPASS_COMMIT_IN_FLIGHT;
 		SfcTestHoldOnAdvisoryLock(cache_test_hold_leader_lock);
-		run_child(state, GetActiveSnapshot(), (DestReceiver *) rr);
-		/* the windows of a result to store, with the snapshot it used */
+		/* admission before the run: windows only for a result to be kept */
+		keep = storable && standby_why == CACHE_BYPASS_NONE &&
+			cache_cache_mode == CACHE_MODE_ON && CacheAdmitRecordMiss(key);
+		run_child(state, GetActiveSnapshot(), (DestReceiver *) rr,
+				  keep && state->probe != NULL ? &watch : NULL);
+		/* the windows, with the snapshot the result used */
 		if (storable && rr->spill == NULL)
-			CacheWindowsCompute(state->probe, estate->es_param_list_info,
+			CacheWindowsCompute(state->probe, watch, keep, estate->es_param_list_info,
 								GetActiveSnapshot(), &state->windows);
 		PopActiveSnapshot();
 	}
@@ -407,7 +415,7 @@ run_as_leader(CacheScanState *state, CacheKey key)
 		state->bypass = CACHE_BYPASS_COMMIT_IN_FLIGHT;
 	else if (standby_why != CACHE_BYPASS_NONE)
 		state->bypass = standby_why;
-	publish_leader_result(state, key, rr, &gens, &shared, tupdesc, ttl_s);
+	publish_leader_result(state, key, rr, &gens, &shared, tupdesc, ttl_s, keep);
 	CacheSharedFinish(&shared, false, NULL, tupdesc, 0);
 	count_leader_outcome(state->bypass, state->priv.query->queryId);
 	state->rows = rr->buf.data;

@@ -214,8 +214,7 @@ as_window(Query *query, Node *qual)
 	if (!OidIsValid(spec->cmp_proc) || !OidIsValid(spec->self_cmp_proc) ||
 		spec->colname == NULL)
 		return NULL;
-	/* the varno of the filters, to match them; the spec keeps the relid */
-	spec->filters = list_make1_int(var->varno);
+	spec->varno = var->varno;
 	return spec;
 }
 
@@ -360,10 +359,9 @@ uses_windowed(Node *qual, List *conjuncts)
 static void
 add_filters(CacheWindowSpec *spec, Conjunct *self, List *conjuncts)
 {
-	Index		varno = linitial_int(spec->filters);
+	Index		varno = spec->varno;
 	ListCell   *lc;
 
-	spec->filters = NIL;
 	foreach(lc, conjuncts)
 	{
 		Conjunct   *c = lfirst(lc);
@@ -475,7 +473,7 @@ CacheWindowsFind(Query *query)
 
 /* ---- the plan's copy: nodes only ---- */
 
-#define SPEC_INTS 11
+#define SPEC_INTS 12
 
 List *
 CacheWindowSpecsToList(List *specs)
@@ -495,6 +493,7 @@ CacheWindowSpecsToList(List *specs)
 		ints = lappend_int(ints, (int) s->collid);
 		ints = lappend_int(ints, (int) s->cmp_proc);
 		ints = lappend_int(ints, (int) s->self_cmp_proc);
+		ints = lappend_int(ints, (int) s->varno);
 		Assert(list_length(ints) == SPEC_INTS);
 		list = lappend(list, list_make4(s->value, ints, makeString(s->colname),
 										s->filters));
@@ -526,6 +525,7 @@ CacheWindowSpecsFromList(List *list)
 		s->collid = (Oid) list_nth_int(ints, 8);
 		s->cmp_proc = (Oid) list_nth_int(ints, 9);
 		s->self_cmp_proc = (Oid) list_nth_int(ints, 10);
+		s->varno = (Index) list_nth_int(ints, 11);
 		s->colname = strVal(lthird(l));
 		s->filters = lfourth(l);
 		specs = lappend(specs, s);

@@ -13,16 +13,17 @@
  * pass the conjunct's filters, compared with the conjunct's btree order
  * procedure and collation; a side with no such row is open.
  *
- * The neighbours are found through a btree index whose first column is
- * the column, in the same operator family and collation, with no
- * predicate: from c towards each side, the first row that passes the
- * filters. After CACHE_WINDOW_INDEX_ROWS rows failing them the scan stops
- * and the bound is the last value seen, exclusive (every row between c
- * and it was seen and failed: the window is narrower, never wider).
- * Without such an index, a sequential scan of at most
- * CACHE_WINDOW_HEAP_ROWS rows computes both bounds; past it, or for a
- * relation with descendants, the window is the constant itself (its
- * image: served again only for the same constant, as an exact key).
+ * The neighbours are found, first, by the leader's own scan, when it read
+ * every row that passes the filters (cache_window_scan.c): no scan is
+ * added. Otherwise through a btree index whose first column is the column,
+ * in the same operator family and collation, with no predicate: from c
+ * towards each side, the first row that passes the filters. After
+ * CACHE_WINDOW_INDEX_ROWS rows failing them the scan stops and the bound
+ * is the last value seen, exclusive (every row between c and it was seen
+ * and failed: the window is narrower, never wider). Otherwise, or for a
+ * relation with descendants, or for a result that will not be stored, the
+ * window is the constant itself (its image: served again only for the same
+ * constant, as an exact key). Nothing ever reads the table a second time.
  *
  * The windows of an entry are one byte string, stored with its result
  * (cache_store.c): per windowed constant a WindowHeader, then MAXALIGNed
@@ -52,7 +53,6 @@
 #include "cache/cache_internal.h"
 
 #define CACHE_WINDOW_INDEX_ROWS 1000	/* rows failing the filters, per side */
-#define CACHE_WINDOW_HEAP_ROWS 100000	/* rows a sequential scan reads */
 
 typedef enum WindowKind
 {
@@ -91,7 +91,6 @@ typedef struct BoundScan
 	Snapshot	snapshot;
 	int16		collen;
 	bool		colbyval;
-	FmgrInfo	self_cmp;
 	ExprState  *filters;
 	ExprContext *econtext;
 	TupleTableSlot *slot;
@@ -223,57 +222,6 @@ index_bound(BoundScan *bs, Relation index, int strategy, bool inclusive_hit)
 	return bound;
 }
 
-/* ---- through the table ---- */
-
-/* Keep value if it is nearer to c than the bound so far. */
-static void
-nearer(BoundScan *bs, Bound *b, Datum value, bool below, BoundKind kind)
-{
-	if (b->kind != BOUND_OPEN)
-	{
-		int			r = DatumGetInt32(FunctionCall2Coll(&bs->self_cmp, bs->v->spec->collid,
-														value, b->value));
-
-		if (below ? r <= 0 : r >= 0)
-			return;
-	}
-	b->kind = kind;
-	b->value = copy_value(bs, value);
-}
-
-/* Both bounds in one pass; false past CACHE_WINDOW_HEAP_ROWS rows. */
-static bool
-table_bounds(BoundScan *bs, Bound *lo, Bound *hi)
-{
-	bool		after = splits_after(bs->v->spec->strategy);
-	TableScanDesc scan = table_beginscan(bs->rel, bs->snapshot, 0, NULL, 0);
-	long		rows = 0;
-	bool		done = true;
-
-	while (table_scan_getnextslot(scan, ForwardScanDirection, bs->slot))
-	{
-		bool		isnull;
-		Datum		value;
-		int			r;
-
-		if (++rows > CACHE_WINDOW_HEAP_ROWS)
-		{
-			done = false;
-			break;
-		}
-		value = slot_getattr(bs->slot, bs->v->spec->attno, &isnull);
-		if (isnull || !passes_filters(bs))
-			continue;
-		r = cmp_col_const(bs->v, value);
-		if (after ? r <= 0 : r < 0)
-			nearer(bs, lo, value, true, after ? BOUND_INCLUSIVE : BOUND_EXCLUSIVE);
-		else
-			nearer(bs, hi, value, false, after ? BOUND_EXCLUSIVE : BOUND_INCLUSIVE);
-	}
-	table_endscan(scan);
-	return done;
-}
-
 /* ---- the byte string ---- */
 
 static void
@@ -338,18 +286,32 @@ append_window(StringInfo out, const CacheWindowValue *v, WindowKind kind,
 		append_image(out, hi->value, collen, colbyval);
 }
 
-/* One window: its kind and bounds, by an index or the table. */
-static WindowKind
-compute_window(BoundScan *bs, Bound *lo, Bound *hi)
+/* The bounds the leader's scan saw, with the kinds its strategy gives them. */
+static bool
+scanned_bounds(BoundScan *bs, const CacheWindowWatch *watch, int i, Bound *lo, Bound *hi)
 {
-	const CacheWindowSpec *s = bs->v->spec;
-	bool		after = splits_after(s->strategy);
+	bool		after = splits_after(bs->v->spec->strategy);
+	bool		has_lo;
+	bool		has_hi;
+
+	if (!CacheWindowWatchBounds(watch, i, &has_lo, &lo->value, &has_hi, &hi->value))
+		return false;
+	lo->kind = !has_lo ? BOUND_OPEN : after ? BOUND_INCLUSIVE : BOUND_EXCLUSIVE;
+	hi->kind = !has_hi ? BOUND_OPEN : after ? BOUND_EXCLUSIVE : BOUND_INCLUSIVE;
+	return true;
+}
+
+/* One window: its kind and bounds, from the leader's scan or an index. */
+static WindowKind
+compute_window(BoundScan *bs, const CacheWindowWatch *watch, int i, Bound *lo, Bound *hi)
+{
+	bool		after = splits_after(bs->v->spec->strategy);
 	Relation	index;
 
-	if (bs->v->keyed)
-		return WINDOW_KEYED;
 	if (bs->rel->rd_rel->relhassubclass)
 		return WINDOW_POINT;
+	if (scanned_bounds(bs, watch, i, lo, hi))
+		return WINDOW_RANGE;
 	if ((index = usable_index(bs)) != NULL)
 	{
 		*lo = index_bound(bs, index, after ? BTLessEqualStrategyNumber : BTLessStrategyNumber,
@@ -359,16 +321,18 @@ compute_window(BoundScan *bs, Bound *lo, Bound *hi)
 		index_close(index, AccessShareLock);
 		return WINDOW_RANGE;
 	}
-	return table_bounds(bs, lo, hi) ? WINDOW_RANGE : WINDOW_POINT;
+	return WINDOW_POINT;
 }
 
 /*
  * A leader, once its result is computed and with the same snapshot: the
- * windows of its constants, into out (empty without windows).
+ * windows of its constants, into out (empty without windows). watch holds
+ * what the leader's scan saw (NULL: nothing); without ranges (a result
+ * that will not be stored) every window is a point, computed from nothing.
  */
 void
-CacheWindowsCompute(const CacheWindowProbe *probe, ParamListInfo params, Snapshot snapshot,
-					StringInfo out)
+CacheWindowsCompute(const CacheWindowProbe *probe, const CacheWindowWatch *watch, bool ranges,
+					ParamListInfo params, Snapshot snapshot, StringInfo out)
 {
 	EState	   *estate;
 
@@ -385,18 +349,18 @@ CacheWindowsCompute(const CacheWindowProbe *probe, ParamListInfo params, Snapsho
 		WindowKind	kind;
 
 		get_typlenbyval(v->spec->coltype, &bs.collen, &bs.colbyval);
-		if (v->keyed)
+		if (v->keyed || !ranges)
 		{
-			append_window(out, v, WINDOW_KEYED, &lo, &hi, bs.collen, bs.colbyval);
+			append_window(out, v, v->keyed ? WINDOW_KEYED : WINDOW_POINT, &lo, &hi,
+						  bs.collen, bs.colbyval);
 			continue;
 		}
 		bs.rel = table_open(v->spec->relid, AccessShareLock);
 		bs.snapshot = snapshot;
-		fmgr_info(v->spec->self_cmp_proc, &bs.self_cmp);
 		bs.slot = table_slot_create(bs.rel, NULL);
 		bs.econtext = GetPerTupleExprContext(estate);
 		bs.filters = v->spec->filters ? ExecPrepareQual(v->spec->filters, estate) : NULL;
-		kind = compute_window(&bs, &lo, &hi);
+		kind = compute_window(&bs, watch, i, &lo, &hi);
 		ExecDropSingleTupleTableSlot(bs.slot);
 		table_close(bs.rel, AccessShareLock);
 		append_window(out, v, kind, &lo, &hi, bs.collen, bs.colbyval);
