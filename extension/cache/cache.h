@@ -166,6 +166,9 @@ typedef enum CacheBypass
 									 * replay */
 	CACHE_BYPASS_CATALOG_LOOKUP,	/* a value computed from the catalogs
 									 * (cache_catalog.c) */
+	CACHE_BYPASS_OUTSIDE_WINDOW,	/* waited for a leader whose windows did
+									 * not hold its constants, and found
+									 * another leader computing */
 	CACHE_NUM_BYPASS
 } CacheBypass;
 

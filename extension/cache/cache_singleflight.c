@@ -26,7 +26,13 @@
  * abandoned for retry and the first follower to take the partition lock
  * becomes the new leader; the others find it computing and keep waiting.
  * A result that cannot be stored (too large, no memory, a write committed
- * meanwhile) releases the followers to run by themselves.
+ * meanwhile) releases the followers to run by themselves. A follower whose
+ * constants lie outside the published result's validity windows runs by
+ * itself while other followers have yet to read that result (they may lie
+ * inside), and leads the key again once none has; if another such follower
+ * already leads it, it runs by itself too. It waits for one leader at most,
+ * so concurrent constants in different windows do not run one after
+ * another.
  *
  * In coalesce mode, and for a key not admitted (cache_admit.c), a
  * published entry is transient: the last follower to read it removes it.
@@ -54,6 +60,8 @@ typedef enum FollowResult
 {
 	FOLLOW_SERVED,				/* read the leader's result */
 	FOLLOW_RETRY,				/* look the key up again (maybe lead) */
+	FOLLOW_OUTSIDE,				/* the result's windows do not hold this
+								 * execution: look it up again, lead or run */
 	FOLLOW_RUN_ALONE,			/* run without the cache */
 	FOLLOW_WAITING				/* still computing */
 } FollowResult;
@@ -165,14 +173,18 @@ typedef enum LeadResult
 {
 	LEAD_OK,					/* this backend is the leader */
 	LEAD_TAKEN,					/* another backend registered the key first */
-	LEAD_NO_SLOT				/* every entry is computing: no room */
+	LEAD_NO_SLOT,				/* every entry is computing: no room */
+	LEAD_STILL_READ				/* a result outside this execution's windows
+								 * that followers have yet to read */
 } LeadResult;
 
 static void abandon_on_exit(int code, Datum arg);
 
 /*
  * Transition absent (or stale, or ready for constants outside its windows:
- * replaced) -> computing, with this backend as leader.
+ * replaced) -> computing, with this backend as leader. A current result
+ * outside the windows is not replaced while followers registered on it
+ * have yet to read it: they may lie inside.
  */
 static LeadResult
 lead(CacheKey key, uint32 hashcode, uint64 queryid, CacheWindowProbe *probe)
@@ -196,8 +208,11 @@ lead(CacheKey key, uint32 hashcode, uint64 queryid, CacheWindowProbe *probe)
 	LWLockAcquire(lock, LW_EXCLUSIVE);
 	e = CacheStoreLookup(key, hashcode);
 	if (e != NULL && e->state == CACHE_ENTRY_READY &&
-		(!(current = CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not)) ||
-		 !in_windows(e, probe)))
+		(current = CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not)) &&
+		e->waiters > 0 && !in_windows(e, probe))
+		result = LEAD_STILL_READ;
+	else if (e != NULL && e->state == CACHE_ENTRY_READY &&
+			 (!current || !in_windows(e, probe)))
 	{
 		/* followers still registered on it will find the slot changed */
 		if (!current)
@@ -272,7 +287,7 @@ follower_check(CacheEntry *e, CacheKey key, CachedResult *result, CacheWindowPro
 		CacheStoreCopyResult(e, result);
 	if (e->transient && e->waiters == 0)
 		release(e, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
-	return served ? FOLLOW_SERVED : FOLLOW_RETRY;
+	return served ? FOLLOW_SERVED : FOLLOW_OUTSIDE;
 }
 
 /* Drop a registration when giving up on waiting (timeout or error). */
@@ -371,6 +386,7 @@ CacheSingleflightBegin(CacheKey key, uint64 queryid, CachedResult *result,
 	uint32		hashcode = CacheStoreHashKey(key);
 	TimestampTz start = 0;
 	bool		waited = false;
+	bool		outside = false;
 
 	for (;;)
 	{
@@ -394,6 +410,9 @@ CacheSingleflightBegin(CacheKey key, uint64 queryid, CachedResult *result,
 				case LEAD_NO_SLOT:
 					*why = CACHE_BYPASS_NO_MEMORY;
 					return CACHE_RUN_UNCACHED;
+				case LEAD_STILL_READ:
+					*why = CACHE_BYPASS_OUTSIDE_WINDOW;
+					return CACHE_RUN_UNCACHED;
 				case LEAD_TAKEN:
 					continue;
 			}
@@ -402,6 +421,18 @@ CacheSingleflightBegin(CacheKey key, uint64 queryid, CachedResult *result,
 		if (cache_wait_timeout_ms <= 0)
 		{
 			*why = CACHE_BYPASS_WAIT_TIMEOUT;
+			return CACHE_RUN_UNCACHED;
+		}
+
+		/*
+		 * Waited once, for a result whose windows did not hold this
+		 * execution, and another follower of it leads now: concurrent
+		 * constants in different windows would otherwise each wait for
+		 * the one before, and run one after another.
+		 */
+		if (outside)
+		{
+			*why = CACHE_BYPASS_OUTSIDE_WINDOW;
 			return CACHE_RUN_UNCACHED;
 		}
 		if (!waited)
@@ -416,6 +447,9 @@ CacheSingleflightBegin(CacheKey key, uint64 queryid, CachedResult *result,
 				return CACHE_FOLLOWER_HIT;
 			case FOLLOW_RUN_ALONE:
 				return CACHE_RUN_UNCACHED;
+			case FOLLOW_OUTSIDE:
+				outside = true;
+				break;
 			case FOLLOW_RETRY:
 			case FOLLOW_WAITING:
 				break;

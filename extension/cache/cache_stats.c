@@ -102,6 +102,7 @@ static const char *const bypass_names[CACHE_NUM_BYPASS] = {
 	[CACHE_BYPASS_NOT_ADMITTED] = "not admitted",
 	[CACHE_BYPASS_STANDBY_BEHIND] = "standby behind",
 	[CACHE_BYPASS_CATALOG_LOOKUP] = "catalog lookup",
+	[CACHE_BYPASS_OUTSIDE_WINDOW] = "outside window",
 };
 
 const char *
