@@ -354,7 +354,10 @@ typedef struct CachedResult
 	bool		want_both;
 } CachedResult;
 
-extern CacheOutcome CacheSingleflightBegin(CacheKey key, uint64 queryid,
+/* entries per blanked key of a statement with validity windows */
+#define CACHE_WINDOW_SLOTS 8
+
+extern CacheOutcome CacheSingleflightBegin(CacheKey key, CacheKey *entry_key, uint64 queryid,
 										   CachedResult *result, CacheWindowProbe *probe,
 										   CacheBypass *why);
 extern CacheBypass CacheSingleflightPublish(CacheKey key, const CacheGenSnapshot *gens,

@@ -330,13 +330,14 @@ publish_leader_result(CacheScanState *state, CacheKey key, CacheResultReceiver *
 }
 
 /*
- * Run the saved query as leader: read the generations of its relations,
+ * Run the saved query as leader of entry_key (key's, or one of its window
+ * slots: admission counts key): read the generations of its relations,
  * then (with the shared tier) serve another node's result or take the
  * cross-node lock, then take the snapshot it runs with, then publish what
  * it returned (and put it into the shared tier).
  */
 static void
-run_as_leader(CacheScanState *state, CacheKey key)
+run_as_leader(CacheScanState *state, CacheKey key, CacheKey entry_key)
 {
 	EState	   *estate = state->css.ss.ps.state;
 	TupleDesc	tupdesc = state->css.ss.ss_ScanTupleSlot->tts_tupleDescriptor;
@@ -373,13 +374,13 @@ run_as_leader(CacheScanState *state, CacheKey key)
 	PG_CATCH();
 	{
 		CacheSharedFinish(&shared, false, NULL, tupdesc, 0);
-		CacheSingleflightAbandon(key, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
+		CacheSingleflightAbandon(entry_key, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
 	if (served)
 	{
-		serve_shared(state, key, &gens, &from_shared);
+		serve_shared(state, entry_key, &gens, &from_shared);
 		return;
 	}
 
@@ -404,7 +405,7 @@ run_as_leader(CacheScanState *state, CacheKey key)
 	PG_CATCH();
 	{
 		CacheSharedFinish(&shared, false, NULL, tupdesc, 0);
-		CacheSingleflightAbandon(key, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
+		CacheSingleflightAbandon(entry_key, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -415,7 +416,7 @@ run_as_leader(CacheScanState *state, CacheKey key)
 		state->bypass = CACHE_BYPASS_COMMIT_IN_FLIGHT;
 	else if (standby_why != CACHE_BYPASS_NONE)
 		state->bypass = standby_why;
-	publish_leader_result(state, key, rr, &gens, &shared, tupdesc, ttl_s, keep);
+	publish_leader_result(state, entry_key, rr, &gens, &shared, tupdesc, ttl_s, keep);
 	CacheSharedFinish(&shared, false, NULL, tupdesc, 0);
 	count_leader_outcome(state->bypass, state->priv.query->queryId);
 	state->rows = rr->buf.data;
@@ -436,6 +437,7 @@ resolve(CacheScanState *state)
 	uint64		queryid = state->priv.query->queryId;
 	CacheBypass why = CacheCheckRuntimeBypass(state->priv.relids);
 	CacheKey	key;
+	CacheKey	entry_key;
 	CachedResult result;
 	Bitmapset  *windowed_params;
 
@@ -470,7 +472,8 @@ resolve(CacheScanState *state)
 	key = CacheKeyWithParams(state->priv.key, params, windowed_params);
 	result.want_datarows = state->send_datarows;
 	result.want_both = state->may_run_again;
-	state->outcome = CacheSingleflightBegin(key, queryid, &result, state->probe, &why);
+	state->outcome = CacheSingleflightBegin(key, &entry_key, queryid, &result, state->probe,
+											&why);
 	switch (state->outcome)
 	{
 		case CACHE_HIT:
@@ -486,7 +489,7 @@ resolve(CacheScanState *state)
 		case CACHE_LEADER:
 			/* a key that hits was led first: counting leaders counts keys */
 			CacheStatsKeySeen(queryid, key);
-			run_as_leader(state, key);
+			run_as_leader(state, key, entry_key);
 			break;
 		case CACHE_RUN_UNCACHED:
 			run_uncached(state, why);

@@ -143,30 +143,57 @@ in_windows(CacheEntry *e, CacheWindowProbe *probe)
 	return CacheWindowsContain(windows, len, probe);
 }
 
-/* Transition ready -> served: copy a current entry's result. */
-static bool
+/* What a lookup found under one key. */
+typedef enum SlotState
+{
+	SLOT_SERVED,				/* a current result whose windows hold this
+								 * execution: copied */
+	SLOT_COMPUTING,				/* a leader runs it */
+	SLOT_FREE,					/* no entry, or a stale one: lead it */
+	SLOT_OUTSIDE,				/* a current result outside the windows, that
+								 * no follower has yet to read: may be replaced */
+	SLOT_STILL_READ				/* the same, with followers yet to read it */
+} SlotState;
+
+/*
+ * Transition ready -> served: copy a current entry's result. Otherwise say
+ * what the key holds (*computing: its entry, if computing; *recent: a
+ * result outside the windows that was read since the last clock sweep).
+ */
+static SlotState
 serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
-			CacheWindowProbe *probe, CacheEntry **computing)
+			CacheWindowProbe *probe, CacheEntry **computing, bool *recent)
 {
 	LWLock	   *lock = CacheStorePartitionLock(hashcode);
 	CacheEntry *e;
 	CacheStat	why_not;
-	bool		served = false;
+	SlotState	state = SLOT_FREE;
 
 	*computing = NULL;
+	*recent = false;
 	LWLockAcquire(lock, LW_SHARED);
 	e = CacheStoreLookup(key, hashcode);
 	if (e != NULL && e->state == CACHE_ENTRY_COMPUTING)
-		*computing = e;
-	else if (e != NULL && CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not) &&
-			 in_windows(e, probe))
 	{
-		CacheStoreCopyResult(e, result);
-		pg_atomic_write_u32(&e->referenced, 1);
-		served = true;
+		*computing = e;
+		state = SLOT_COMPUTING;
+	}
+	else if (e != NULL && CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
+	{
+		if (in_windows(e, probe))
+		{
+			CacheStoreCopyResult(e, result);
+			pg_atomic_write_u32(&e->referenced, 1);
+			state = SLOT_SERVED;
+		}
+		else
+		{
+			*recent = pg_atomic_read_u32(&e->referenced) != 0;
+			state = e->waiters > 0 ? SLOT_STILL_READ : SLOT_OUTSIDE;
+		}
 	}
 	LWLockRelease(lock);
-	return served;
+	return state;
 }
 
 typedef enum LeadResult
@@ -371,38 +398,125 @@ count_served(CacheStat outcome, uint64 queryid, const CacheWindowProbe *probe)
 }
 
 /*
+ * The key of one of a blanked key's window slots: slot 0 is the key
+ * itself, the only one of a statement without windows.
+ */
+static CacheKey
+slot_key(CacheKey key, int slot)
+{
+	key.hi ^= (uint64) slot * UINT64CONST(0x9E3779B97F4A7C15);
+	key.lo += (uint64) slot;
+	return key;
+}
+
+/* The slots of one lookup: what it found in each, and where it may lead. */
+typedef struct SlotScan
+{
+	CacheEntry *computing;		/* the first slot a leader runs, if any */
+	CacheKey	computing_key;
+	int			lead_slot;		/* a free slot, else one outside the windows
+								 * (not read lately first), else -1 */
+} SlotScan;
+
+/* Look each slot up: true (and the rows) if one serves this execution. */
+static bool
+scan_slots(CacheKey key, int nslots, CachedResult *result, CacheWindowProbe *probe,
+		   SlotScan *scan, CacheKey *entry_key)
+{
+	int			free_slot = -1;
+	int			old_slot = -1;
+	int			recent_slot = -1;
+
+	scan->computing = NULL;
+	for (int i = 0; i < nslots; i++)
+	{
+		CacheKey	k = slot_key(key, i);
+		CacheEntry *c;
+		bool		recent;
+
+		switch (serve_ready(k, CacheStoreHashKey(k), result, probe, &c, &recent))
+		{
+			case SLOT_SERVED:
+				*entry_key = k;
+				return true;
+			case SLOT_COMPUTING:
+				if (scan->computing == NULL)
+				{
+					scan->computing = c;
+					scan->computing_key = k;
+				}
+				break;
+			case SLOT_FREE:
+				if (free_slot < 0)
+					free_slot = i;
+				break;
+			case SLOT_OUTSIDE:
+				if (!recent && old_slot < 0)
+					old_slot = i;
+				if (recent_slot < 0)
+					recent_slot = i;
+				break;
+			case SLOT_STILL_READ:
+				break;
+		}
+	}
+	scan->lead_slot = free_slot >= 0 ? free_slot : old_slot >= 0 ? old_slot : recent_slot;
+	return false;
+}
+
+/*
  * Look a key up. On CACHE_HIT and CACHE_FOLLOWER_HIT, *result holds the rows;
  * on CACHE_LEADER the caller must end with CacheSingleflightPublish() or
- * CacheSingleflightAbandon(); on CACHE_RUN_UNCACHED, *why says why. probe
- * (NULL without windows) holds this execution's windowed constants: an
- * entry is served only if they lie inside its windows. A hit and a served
- * follower are counted here (hits, coalesced, and window_hits of either);
- * a leader's and an uncached run's outcome by the caller, once it is known.
+ * CacheSingleflightAbandon() for *entry_key; on CACHE_RUN_UNCACHED, *why
+ * says why. probe (NULL without windows) holds this execution's windowed
+ * constants: an entry is served only if they lie inside its windows, and
+ * the key has CACHE_WINDOW_SLOTS entries (*entry_key is the one used), so
+ * that constants alternating between a few windows find each its own.
+ * A hit and a served follower are counted here (hits, coalesced, and
+ * window_hits of either); a leader's and an uncached run's outcome by the
+ * caller, once it is known.
+ *
+ * A lookup that finds a leader computing one of the slots follows it
+ * (constants of one herd usually share a window). A follower that the
+ * leader's windows did not hold follows one more leader at most, then
+ * leads a slot that no follower has yet to read, or runs by itself: so
+ * concurrent constants in different windows do not wait for one another
+ * in a line.
  */
 CacheOutcome
-CacheSingleflightBegin(CacheKey key, uint64 queryid, CachedResult *result,
-					   CacheWindowProbe *probe, CacheBypass *why)
+CacheSingleflightBegin(CacheKey key, CacheKey *entry_key, uint64 queryid,
+					   CachedResult *result, CacheWindowProbe *probe, CacheBypass *why)
 {
-	uint32		hashcode = CacheStoreHashKey(key);
+	int			nslots = probe != NULL ? CACHE_WINDOW_SLOTS : 1;
 	TimestampTz start = 0;
 	bool		waited = false;
-	bool		outside = false;
+	int			outside = 0;	/* leaders followed whose windows did not hold it */
 
 	for (;;)
 	{
-		CacheEntry *computing;
+		SlotScan	scan;
 
-		if (serve_ready(key, hashcode, result, probe, &computing))
+		if (scan_slots(key, nslots, result, probe, &scan, entry_key))
 		{
 			count_served(CACHE_STAT_HITS, queryid, probe);
 			return CACHE_HIT;
 		}
 		CHECK_FOR_INTERRUPTS();
-		if (computing == NULL)
+		if (scan.computing == NULL || outside >= 2)
 		{
-			switch (lead(key, hashcode, queryid, probe))
+			CacheKey	k;
+
+			if (scan.lead_slot < 0)
+			{
+				/* every slot is computing or still to be read by followers */
+				*why = CACHE_BYPASS_OUTSIDE_WINDOW;
+				return CACHE_RUN_UNCACHED;
+			}
+			k = slot_key(key, scan.lead_slot);
+			switch (lead(k, CacheStoreHashKey(k), queryid, probe))
 			{
 				case LEAD_OK:
+					*entry_key = k;
 					CacheStatsCount(CACHE_STAT_MISSES, queryid);
 					if (waited)
 						CacheStatsCount(CACHE_STAT_HANDOFFS, queryid);
@@ -411,8 +525,6 @@ CacheSingleflightBegin(CacheKey key, uint64 queryid, CachedResult *result,
 					*why = CACHE_BYPASS_NO_MEMORY;
 					return CACHE_RUN_UNCACHED;
 				case LEAD_STILL_READ:
-					*why = CACHE_BYPASS_OUTSIDE_WINDOW;
-					return CACHE_RUN_UNCACHED;
 				case LEAD_TAKEN:
 					continue;
 			}
@@ -423,32 +535,21 @@ CacheSingleflightBegin(CacheKey key, uint64 queryid, CachedResult *result,
 			*why = CACHE_BYPASS_WAIT_TIMEOUT;
 			return CACHE_RUN_UNCACHED;
 		}
-
-		/*
-		 * Waited once, for a result whose windows did not hold this
-		 * execution, and another follower of it leads now: concurrent
-		 * constants in different windows would otherwise each wait for
-		 * the one before, and run one after another.
-		 */
-		if (outside)
-		{
-			*why = CACHE_BYPASS_OUTSIDE_WINDOW;
-			return CACHE_RUN_UNCACHED;
-		}
 		if (!waited)
 		{
 			waited = true;
 			start = GetCurrentTimestamp();
 		}
-		switch (wait_for_leader(computing, key, start, result, probe, why))
+		switch (wait_for_leader(scan.computing, scan.computing_key, start, result, probe, why))
 		{
 			case FOLLOW_SERVED:
+				*entry_key = scan.computing_key;
 				count_served(CACHE_STAT_COALESCED, queryid, probe);
 				return CACHE_FOLLOWER_HIT;
 			case FOLLOW_RUN_ALONE:
 				return CACHE_RUN_UNCACHED;
 			case FOLLOW_OUTSIDE:
-				outside = true;
+				outside++;
 				break;
 			case FOLLOW_RETRY:
 			case FOLLOW_WAITING:

@@ -143,8 +143,8 @@ RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 
 -- A write that moves a boundary: the entry is invalidated, and the next
--- window is [1000007, 1000010); 1000006 lies outside it, and its own entry
--- replaces it (one entry per blanked key)
+-- window is [1000007, 1000010); 1000006 lies outside it and gets an entry
+-- of its own, [1000000, 1000007): both serve from then on
 SELECT count(*) FROM big WHERE t <= 1000008;
 INSERT INTO big VALUES (300001, 1000007, 0, 'x');
 SELECT sfcache.reset();
@@ -153,5 +153,18 @@ SELECT count(*) FROM big WHERE t <= 1000006;
 SELECT count(*) FROM big WHERE t <= 1000007;
 SELECT count(*) FROM big WHERE t <= 1000009;
 :seen;
+
+-- Constants that alternate between windows (two widgets, app servers
+-- whose clocks differ) keep an entry each, up to 8 per statement
+SELECT sfcache.flush();
+SELECT sfcache.reset();
+SELECT count(*) FROM big WHERE t <= 1200005;
+SELECT count(*) FROM big WHERE t <= 1700005;
+SELECT count(*) FROM big WHERE t <= 1200006;
+SELECT count(*) FROM big WHERE t <= 1700006;
+SELECT count(*) FROM big WHERE t <= 1200007;
+SELECT count(*) FROM big WHERE t <= 1700009;
+:seen;
+SELECT entries FROM sfcache.stats;
 
 DROP TABLE big;
