@@ -14,6 +14,11 @@ READERS = ["ora_a", "ora_b", "ora_c", "ora_grp"]
 # role memberships are cluster-wide: a replay from a template restores them
 RESET_ROLES = ["REVOKE ora_grp FROM ora_a, ora_b, ora_owner", "GRANT ora_grp TO ora_c"]
 
+# The validity windows' table: WIN_ROWS rows WIN_SPACING_US apart (plus
+# g % 7 microseconds), over the same 90 minutes whatever their number.
+WIN_ROWS = 3000
+WIN_SPACING_US = 5400 * 1000000 // WIN_ROWS
+
 # type name -> literal generator (rng -> SQL literal)
 def _lit_int(r): return str(r.randint(-3, 12))
 def _lit_float(r): return "%r::float8" % r.choice([0.1, 1 / 3, 2.5, -0.3, 1e20, 1e-7, 123.456789, 7.0])
@@ -269,13 +274,16 @@ def build(rng):
     S("CREATE RULE r_ins AS ON INSERT TO v_rule DO INSTEAD INSERT INTO audit VALUES (NEW.id, NEW.k, 'rule')")
     m.add(Rel("v_rule", [("id", "int"), ("k", "int")], "view"))
     # validity windows: moving timestamps (microseconds), numerics, dates,
-    # an index on at (bounds by index scan), none on n and d (by table scan)
+    # an index on at (bounds by the leader's scan, or by index probes past
+    # more than the 1000 rows they may skip), none on n and d (by the
+    # leader's scan, or a point)
     S("CREATE TABLE win (id int PRIMARY KEY, k int, at timestamptz, n numeric(8,2), d date)")
     S("CREATE INDEX win_at ON win (at)")
-    S("INSERT INTO win SELECT g, g % 10, CASE WHEN g % 13 = 0 THEN NULL ELSE "
-      "'2026-12-01 00:00+00'::timestamptz + g * interval '90 seconds' + (g % 7) * interval '1 microsecond' END, "
-      "CASE WHEN g % 17 = 0 THEN NULL ELSE (g % 40) * 0.25 END, '2026-11-20'::date + g % 15 "
-      "FROM generate_series(1, 60) g")
+    S("INSERT INTO win SELECT g, g %% 10, CASE WHEN g %% 13 = 0 THEN NULL ELSE "
+      "'2026-12-01 00:00+00'::timestamptz + g * interval '%d microseconds' + (g %% 7) * interval '1 microsecond' END, "
+      "CASE WHEN g %% 17 = 0 THEN NULL ELSE (g %% 40) * 0.25 END, '2026-11-20'::date + g %% 15 "
+      "FROM generate_series(1, %d) g" % (WIN_SPACING_US, WIN_ROWS))
+    S("ANALYZE win")
     m.add(Rel("win", [("id", "int"), ("k", "int"), ("at", "timestamptz"), ("n", "numeric"), ("d", "date")],
               "table", pk=True))
     # values whose text comes from the catalogs: reg* and aclitem columns

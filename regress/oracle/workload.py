@@ -5,7 +5,7 @@
 # (dicts); the driver in oracle.py runs them and records them in the log.
 import datetime
 
-from schema import READERS, TYPES, insert_rows, literal
+from schema import READERS, TYPES, WIN_ROWS, WIN_SPACING_US, insert_rows, literal
 
 WIN_EPOCH = datetime.datetime(2026, 12, 1, tzinfo=datetime.timezone.utc)
 
@@ -294,20 +294,28 @@ class Workload:
         ("SELECT count(*) FROM win WHERE at <= {now} OR n > {num}", False),
         ("SELECT id, at FROM win WHERE at >= {same} AND at <= {same} ORDER BY id", True),
         ("SELECT id, d FROM win WHERE d BETWEEN {day} AND {day} AND n > {num} ORDER BY id", True),
+        # the index on at read backwards, stopped by LIMIT: bounds by index
+        # probes, which skip up to 1000 rows failing k = 3 AND n > 9.5
+        ("SELECT id, at FROM win WHERE k = 3 AND n > 9.5 AND at <= {now} ORDER BY at DESC LIMIT 2", True),
+        ("SELECT id, at FROM win WHERE k = 3 AND n > 9.5 AND at > {now} ORDER BY at LIMIT 2", True),
     ]
 
     def win_now(self):
-        """The moving "now", as Django writes timezone.now()."""
+        """The moving "now", as Django writes timezone.now(); now and then
+        another app server's clock, minutes behind (constants alternating
+        between windows)."""
         r = self.r
         if not hasattr(self, "win_clock") or r.random() < 0.02:
             self.win_clock = r.randint(-60, 95 * 60) * 1000000 + r.randint(0, 999999)
+            self.win_lag = r.randint(1, 20) * 60 * 1000000
         self.win_clock += r.randint(0, 1000000)
         if r.random() < 0.2:
-            # exactly the next row's value (schema.py: g * 90 s + g % 7 us):
+            # exactly the next row's value (schema.py: g * spacing + g % 7 us):
             # the upper bound of the window of "at <= now" computed just before
-            g = self.win_clock // 90000000 + 1
-            self.win_clock = g * 90000000 + g % 7
-        return (WIN_EPOCH + datetime.timedelta(microseconds=self.win_clock)).isoformat()
+            g = self.win_clock // WIN_SPACING_US + 1
+            self.win_clock = g * WIN_SPACING_US + g % 7
+        clock = self.win_clock - (self.win_lag if r.random() < 0.3 else 0)
+        return (WIN_EPOCH + datetime.timedelta(microseconds=clock)).isoformat()
 
     def win_value(self, kind):
         r = self.r
@@ -318,7 +326,7 @@ class Workload:
         if kind == "same":
             # exactly a row's value, or a microsecond off
             return (WIN_EPOCH + datetime.timedelta(
-                microseconds=r.randint(1, 60) * 90000000 + r.randint(-1, 7))).isoformat()
+                microseconds=r.randint(1, WIN_ROWS) * WIN_SPACING_US + r.randint(-1, 7))).isoformat()
         if kind == "num":
             return "%.3f" % (r.choice([0.25, 2.5, 5.0, 7.75]) + r.choice([0, 0, 0.01, -0.01, 0.005, 0.25]))
         return (datetime.date(2026, 11, 19) + datetime.timedelta(days=r.choice([1, 5, 9, 14]) + r.choice([0, 0, 1]))).isoformat()
@@ -348,11 +356,11 @@ class Workload:
     def win_write(self, c):
         """A write that may move a window's boundary, often next to "now"."""
         r = self.r
-        i = r.randint(1, 70)
+        i = r.randint(1, WIN_ROWS + 10)
         near = (WIN_EPOCH + datetime.timedelta(microseconds=getattr(self, "win_clock", 0) + r.randint(-2000000, 5000000))).isoformat()
         return [E(c, "exec", r.choice([
             "UPDATE win SET at = '%s' WHERE id = %d" % (near, i),
-            "UPDATE win SET at = at + interval '%d microseconds' WHERE id = %d" % (r.randint(-90000000, 90000000), i),
+            "UPDATE win SET at = at + interval '%d microseconds' WHERE id = %d" % (r.randint(-WIN_SPACING_US, WIN_SPACING_US), i),
             "UPDATE win SET n = %s WHERE id = %d" % (self.win_value("num"), i),
             "UPDATE win SET d = '%s' WHERE id = %d" % (self.win_value("day"), i),
             "INSERT INTO win VALUES (%d, %d, '%s', %s, '%s') ON CONFLICT (id) DO UPDATE SET at = EXCLUDED.at" % (
