@@ -355,7 +355,7 @@ typedef struct CachedResult
 } CachedResult;
 
 /* entries per blanked key of a statement with validity windows */
-#define CACHE_WINDOW_SLOTS 8
+#define CACHE_WINDOW_ENTRIES 8
 
 extern CacheOutcome CacheSingleflightBegin(CacheKey key, CacheKey *entry_key, uint64 queryid,
 										   CachedResult *result, CacheWindowProbe *probe,

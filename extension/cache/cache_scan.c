@@ -331,7 +331,7 @@ publish_leader_result(CacheScanState *state, CacheKey key, CacheResultReceiver *
 
 /*
  * Run the saved query as leader of entry_key (key's, or one of its window
- * slots: admission counts key): read the generations of its relations,
+ * entries: admission counts key): read the generations of its relations,
  * then (with the shared tier) serve another node's result or take the
  * cross-node lock, then take the snapshot it runs with, then publish what
  * it returned (and put it into the shared tier).

@@ -144,30 +144,30 @@ in_windows(CacheEntry *e, CacheWindowProbe *probe)
 }
 
 /* What a lookup found under one key. */
-typedef enum SlotState
+typedef enum Found
 {
-	SLOT_SERVED,				/* a current result whose windows hold this
+	FOUND_SERVED,				/* a current result whose windows hold this
 								 * execution: copied */
-	SLOT_COMPUTING,				/* a leader runs it */
-	SLOT_FREE,					/* no entry, or a stale one: lead it */
-	SLOT_OUTSIDE,				/* a current result outside the windows, that
+	FOUND_COMPUTING,				/* a leader runs it */
+	FOUND_FREE,					/* no entry, or a stale one: lead it */
+	FOUND_OUTSIDE,				/* a current result outside the windows, that
 								 * no follower has yet to read: may be replaced */
-	SLOT_STILL_READ				/* the same, with followers yet to read it */
-} SlotState;
+	FOUND_STILL_READ				/* the same, with followers yet to read it */
+} Found;
 
 /*
  * Transition ready -> served: copy a current entry's result. Otherwise say
  * what the key holds (*computing: its entry, if computing; *recent: a
  * result outside the windows that was read since the last clock sweep).
  */
-static SlotState
+static Found
 serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
 			CacheWindowProbe *probe, CacheEntry **computing, bool *recent)
 {
 	LWLock	   *lock = CacheStorePartitionLock(hashcode);
 	CacheEntry *e;
 	CacheStat	why_not;
-	SlotState	state = SLOT_FREE;
+	Found	state = FOUND_FREE;
 
 	*computing = NULL;
 	*recent = false;
@@ -176,7 +176,7 @@ serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
 	if (e != NULL && e->state == CACHE_ENTRY_COMPUTING)
 	{
 		*computing = e;
-		state = SLOT_COMPUTING;
+		state = FOUND_COMPUTING;
 	}
 	else if (e != NULL && CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
 	{
@@ -184,12 +184,12 @@ serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
 		{
 			CacheStoreCopyResult(e, result);
 			pg_atomic_write_u32(&e->referenced, 1);
-			state = SLOT_SERVED;
+			state = FOUND_SERVED;
 		}
 		else
 		{
 			*recent = pg_atomic_read_u32(&e->referenced) != 0;
-			state = e->waiters > 0 ? SLOT_STILL_READ : SLOT_OUTSIDE;
+			state = e->waiters > 0 ? FOUND_STILL_READ : FOUND_OUTSIDE;
 		}
 	}
 	LWLockRelease(lock);
@@ -398,69 +398,69 @@ count_served(CacheStat outcome, uint64 queryid, const CacheWindowProbe *probe)
 }
 
 /*
- * The key of one of a blanked key's window slots: slot 0 is the key
- * itself, the only one of a statement without windows.
+ * The key of a blanked key's i-th window entry: the 0th is the key itself,
+ * the only one of a statement without windows.
  */
 static CacheKey
-slot_key(CacheKey key, int slot)
+window_entry_key(CacheKey key, int i)
 {
-	key.hi ^= (uint64) slot * UINT64CONST(0x9E3779B97F4A7C15);
-	key.lo += (uint64) slot;
+	key.hi ^= (uint64) i * UINT64CONST(0x9E3779B97F4A7C15);
+	key.lo += (uint64) i;
 	return key;
 }
 
-/* The slots of one lookup: what it found in each, and where it may lead. */
-typedef struct SlotScan
+/* A lookup of a key's window entries: what it found, and where it may lead. */
+typedef struct EntriesScan
 {
-	CacheEntry *computing;		/* the first slot a leader runs, if any */
+	CacheEntry *computing;		/* the first entry a leader runs, if any */
 	CacheKey	computing_key;
-	int			lead_slot;		/* a free slot, else one outside the windows
+	int			lead_at;		/* a free entry, else one outside the windows
 								 * (not read lately first), else -1 */
-} SlotScan;
+} EntriesScan;
 
-/* Look each slot up: true (and the rows) if one serves this execution. */
+/* Look each entry up: true (and the rows) if one serves this execution. */
 static bool
-scan_slots(CacheKey key, int nslots, CachedResult *result, CacheWindowProbe *probe,
-		   SlotScan *scan, CacheKey *entry_key)
+scan_entries(CacheKey key, int nentries, CachedResult *result, CacheWindowProbe *probe,
+		   EntriesScan *scan, CacheKey *entry_key)
 {
-	int			free_slot = -1;
-	int			old_slot = -1;
-	int			recent_slot = -1;
+	int			free_at = -1;
+	int			old_at = -1;
+	int			recent_at = -1;
 
 	scan->computing = NULL;
-	for (int i = 0; i < nslots; i++)
+	for (int i = 0; i < nentries; i++)
 	{
-		CacheKey	k = slot_key(key, i);
+		CacheKey	k = window_entry_key(key, i);
 		CacheEntry *c;
 		bool		recent;
 
 		switch (serve_ready(k, CacheStoreHashKey(k), result, probe, &c, &recent))
 		{
-			case SLOT_SERVED:
+			case FOUND_SERVED:
 				*entry_key = k;
 				return true;
-			case SLOT_COMPUTING:
+			case FOUND_COMPUTING:
 				if (scan->computing == NULL)
 				{
 					scan->computing = c;
 					scan->computing_key = k;
 				}
 				break;
-			case SLOT_FREE:
-				if (free_slot < 0)
-					free_slot = i;
+			case FOUND_FREE:
+				if (free_at < 0)
+					free_at = i;
 				break;
-			case SLOT_OUTSIDE:
-				if (!recent && old_slot < 0)
-					old_slot = i;
-				if (recent_slot < 0)
-					recent_slot = i;
+			case FOUND_OUTSIDE:
+				if (!recent && old_at < 0)
+					old_at = i;
+				if (recent_at < 0)
+					recent_at = i;
 				break;
-			case SLOT_STILL_READ:
+			case FOUND_STILL_READ:
 				break;
 		}
 	}
-	scan->lead_slot = free_slot >= 0 ? free_slot : old_slot >= 0 ? old_slot : recent_slot;
+	scan->lead_at = free_at >= 0 ? free_at : old_at >= 0 ? old_at : recent_at;
 	return false;
 }
 
@@ -470,16 +470,16 @@ scan_slots(CacheKey key, int nslots, CachedResult *result, CacheWindowProbe *pro
  * CacheSingleflightAbandon() for *entry_key; on CACHE_RUN_UNCACHED, *why
  * says why. probe (NULL without windows) holds this execution's windowed
  * constants: an entry is served only if they lie inside its windows, and
- * the key has CACHE_WINDOW_SLOTS entries (*entry_key is the one used), so
+ * the key has CACHE_WINDOW_ENTRIES entries (*entry_key is the one used), so
  * that constants alternating between a few windows find each its own.
  * A hit and a served follower are counted here (hits, coalesced, and
  * window_hits of either); a leader's and an uncached run's outcome by the
  * caller, once it is known.
  *
- * A lookup that finds a leader computing one of the slots follows it
+ * A lookup that finds a leader computing one of the entries follows it
  * (constants of one herd usually share a window). A follower that the
  * leader's windows did not hold follows one more leader at most, then
- * leads a slot that no follower has yet to read, or runs by itself: so
+ * leads an entry that no follower has yet to read, or runs by itself: so
  * concurrent constants in different windows do not wait for one another
  * in a line.
  */
@@ -487,16 +487,16 @@ CacheOutcome
 CacheSingleflightBegin(CacheKey key, CacheKey *entry_key, uint64 queryid,
 					   CachedResult *result, CacheWindowProbe *probe, CacheBypass *why)
 {
-	int			nslots = probe != NULL ? CACHE_WINDOW_SLOTS : 1;
+	int			nentries = probe != NULL ? CACHE_WINDOW_ENTRIES : 1;
 	TimestampTz start = 0;
 	bool		waited = false;
 	int			outside = 0;	/* leaders followed whose windows did not hold it */
 
 	for (;;)
 	{
-		SlotScan	scan;
+		EntriesScan	scan;
 
-		if (scan_slots(key, nslots, result, probe, &scan, entry_key))
+		if (scan_entries(key, nentries, result, probe, &scan, entry_key))
 		{
 			count_served(CACHE_STAT_HITS, queryid, probe);
 			return CACHE_HIT;
@@ -506,13 +506,13 @@ CacheSingleflightBegin(CacheKey key, CacheKey *entry_key, uint64 queryid,
 		{
 			CacheKey	k;
 
-			if (scan.lead_slot < 0)
+			if (scan.lead_at < 0)
 			{
-				/* every slot is computing or still to be read by followers */
+				/* every entry is computing or still to be read by followers */
 				*why = CACHE_BYPASS_OUTSIDE_WINDOW;
 				return CACHE_RUN_UNCACHED;
 			}
-			k = slot_key(key, scan.lead_slot);
+			k = window_entry_key(key, scan.lead_at);
 			switch (lead(k, CacheStoreHashKey(k), queryid, probe))
 			{
 				case LEAD_OK:
