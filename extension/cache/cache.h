@@ -30,7 +30,7 @@
 extern void CacheInit(void);
 
 /* cache_plan.c: planner; NULL when the statement is planned as usual */
-extern PlannedStmt *CachePlanStatement(Query *parse, const char *query_string,
+extern PlannedStmt *CachePlanStatement(Query *parse, const char *query_string, bool generic,
 									   int cursorOptions);
 
 /* cache_plan.c: ProcessUtility, the text of the statement EXECUTE runs */

@@ -554,6 +554,8 @@ typedef struct CacheScanPrivate
 	int			ttl_override_s; /* see CacheableInfo */
 	bool		ttl_default;
 	int			cursor_options;
+	bool		generic_plan;	/* planned without parameter values: the
+								 * plan cache may run it many times */
 	const char *query_string;
 } CacheScanPrivate;
 
@@ -585,6 +587,10 @@ extern void CacheScanStartRun(PlanState *planstate, bool send_datarows,
 extern bool CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32 *len);
 
 extern PlannedStmt *CachePlanSavedQuery(const CacheScanPrivate *priv, ParamListInfo params);
+
+/* cache_child_plan.c: the plan a miss runs, kept with a generic cache plan */
+extern PlannedStmt *CacheChildPlan(const CustomScan *node, const CacheScanPrivate *priv,
+								   const PlannedStmt *outer, ParamListInfo params);
 extern QueryDesc *CacheRunSavedQuery(PlannedStmt *stmt, const CacheScanPrivate *priv,
 									 ParamListInfo params, Snapshot snapshot,
 									 DestReceiver *dest, int instrument_options,

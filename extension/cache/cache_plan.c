@@ -100,7 +100,7 @@ build_target_lists(Query *query, List **scan_tlist, List **plan_tlist)
 }
 
 static CustomScan *
-make_cache_scan(Query *query, const char *statement, int cursorOptions,
+make_cache_scan(Query *query, const char *statement, bool generic, int cursorOptions,
 				const CacheableInfo *info)
 {
 	CustomScan *cscan = makeNode(CustomScan);
@@ -143,6 +143,7 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
 	priv.ttl_override_s = info->ttl_override_s;
 	priv.ttl_default = info->ttl_default;
 	priv.cursor_options = cursorOptions;
+	priv.generic_plan = generic;
 	priv.query_string = statement;
 	cscan->custom_private = CacheScanPrivateToList(&priv);
 	return cscan;
@@ -153,7 +154,7 @@ make_cache_scan(Query *query, const char *statement, int cursorOptions,
  * statements in one string, and each plan keeps a copy of it.
  */
 static PlannedStmt *
-make_cache_plan(Query *query, const char *statement, int cursorOptions,
+make_cache_plan(Query *query, const char *statement, bool generic, int cursorOptions,
 				const CacheableInfo *info)
 {
 	PlannedStmt *stmt = makeNode(PlannedStmt);
@@ -163,7 +164,7 @@ make_cache_plan(Query *query, const char *statement, int cursorOptions,
 	stmt->commandType = CMD_SELECT;
 	stmt->queryId = query->queryId;
 	stmt->canSetTag = query->canSetTag;
-	stmt->planTree = (Plan *) make_cache_scan(query, statement, cursorOptions, info);
+	stmt->planTree = (Plan *) make_cache_scan(query, statement, generic, cursorOptions, info);
 	/* 16 and later check permissions from permInfos alone (base_rtable.c) */
 	SfcCollectRelations(query, &stmt->rtable, &perminfos);
 	SfcPlannedStmtSetPermInfos(stmt, perminfos);
@@ -250,7 +251,7 @@ CacheCountPlannedBypass(PlannedStmt *stmt, int eflags)
 
 /* Plan a client's SELECT as a cache plan, or say why it bypasses. */
 static PlannedStmt *
-plan_client_select(Query *parse, const char *query_string, int cursorOptions)
+plan_client_select(Query *parse, const char *query_string, bool generic, int cursorOptions)
 {
 	CacheableInfo info;
 	int			len = 0;
@@ -262,7 +263,7 @@ plan_client_select(Query *parse, const char *query_string, int cursorOptions)
 	else
 		CacheCheckCacheable(parse, query_string, &info);
 	if (info.bypass == CACHE_BYPASS_NONE)
-		return make_cache_plan(parse, pnstrdup(text, len), cursorOptions, &info);
+		return make_cache_plan(parse, pnstrdup(text, len), generic, cursorOptions, &info);
 	note_planned_bypass(parse->queryId, info.bypass);
 	CacheExplainNoteBypass(info.bypass);
 	return NULL;
@@ -270,10 +271,12 @@ plan_client_select(Query *parse, const char *query_string, int cursorOptions)
 
 /*
  * The planner hook (core_hooks.c): a cache plan for a client's cacheable
- * SELECT; NULL when the statement is to be planned as usual.
+ * SELECT; NULL when the statement is to be planned as usual. generic: no
+ * parameter values were given to plan with (the simple protocol, or a
+ * prepared statement's generic plan, cache_child_plan.c).
  */
 PlannedStmt *
-CachePlanStatement(Query *parse, const char *query_string, int cursorOptions)
+CachePlanStatement(Query *parse, const char *query_string, bool generic, int cursorOptions)
 {
 	if (parse->commandType != CMD_SELECT || !is_client_statement(query_string) ||
 		!SfcExtensionActive())
@@ -285,7 +288,7 @@ CachePlanStatement(Query *parse, const char *query_string, int cursorOptions)
 		CacheStatsBypass(CACHE_BYPASS_NOT_SELECT, parse->queryId);
 		return NULL;
 	}
-	return plan_client_select(parse, query_string, cursorOptions);
+	return plan_client_select(parse, query_string, generic, cursorOptions);
 }
 
 /* The text of the prepared statement a client's EXECUTE (or EXPLAIN of one) runs. */

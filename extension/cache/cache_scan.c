@@ -61,6 +61,8 @@ typedef struct CacheScanState
 	CacheWindowProbe *probe;	/* this execution's windowed constants */
 	StringInfoData windows;		/* the windows it was served or stored with */
 	/* the plan a miss runs, and EXPLAIN shows under the node */
+	const CustomScan *node;		/* the cache plan's own node (ps.plan becomes
+								 * a copy under EXPLAIN) */
 	PlannedStmt *child_stmt;
 	QueryDesc  *child;			/* its executor, while EXPLAIN may show it */
 	bool		child_display_only; /* started for EXPLAIN, never run */
@@ -103,8 +105,8 @@ CacheScanPrivateToList(const CacheScanPrivate *priv)
 	Const	   *hi = int8_const((int64) priv->key.hi);
 	Const	   *lo = int8_const((int64) priv->key.lo);
 	List	   *key = list_make2(hi, lo);
-	List	   *ints = list_make3_int(priv->ttl_override_s, priv->ttl_default,
-									  priv->cursor_options);
+	List	   *ints = list_make4_int(priv->ttl_override_s, priv->ttl_default,
+									  priv->cursor_options, priv->generic_plan);
 	String	   *text = makeString(priv->query_string ? (char *) priv->query_string : pstrdup(""));
 
 	return lappend(list_make5(priv->query, key, list_make4(priv->relids, priv->inh_roots,
@@ -130,6 +132,7 @@ scan_private_from_list(List *list, CacheScanPrivate *priv)
 	priv->ttl_override_s = linitial_int(ints);
 	priv->ttl_default = lsecond_int(ints);
 	priv->cursor_options = lthird_int(ints);
+	priv->generic_plan = lfourth_int(ints);
 	priv->query_string = strVal(list_nth(list, 4));
 	priv->windows = CacheWindowSpecsFromList(list_nth(list, 5));
 }
@@ -143,6 +146,7 @@ create_scan_state(CustomScan *cscan)
 
 	NodeSetTag(state, T_CustomScanState);
 	state->css.methods = &cache_scan_exec_methods;
+	state->node = cscan;
 	scan_private_from_list(cscan->custom_private, &state->priv);
 	return (Node *) state;
 }
@@ -165,14 +169,19 @@ adopt_child_estimates(CacheScanState *state)
 	state->css.ss.ps.plan = (Plan *) copy;
 }
 
-/* Plan the saved query with this execution's parameters (a miss, EXPLAIN). */
+/*
+ * The plan of the saved query a miss runs (or EXPLAIN shows): the one kept
+ * with a generic cache plan, or one planned with this execution's
+ * parameters (cache_child_plan.c).
+ */
 static void
 plan_child(CacheScanState *state)
 {
 	EState	   *estate = state->css.ss.ps.state;
 	MemoryContext old = MemoryContextSwitchTo(estate->es_query_cxt);
 
-	state->child_stmt = CachePlanSavedQuery(&state->priv, estate->es_param_list_info);
+	state->child_stmt = CacheChildPlan(state->node, &state->priv, estate->es_plannedstmt,
+									   estate->es_param_list_info);
 	adopt_child_estimates(state);
 	MemoryContextSwitchTo(old);
 }

@@ -124,7 +124,8 @@ sfc_shmem_startup(void)
 static PlannedStmt *
 sfc_planner(SFC_PLANNER_PARAMS)
 {
-	PlannedStmt *plan = CachePlanStatement(parse, query_string, cursorOptions);
+	PlannedStmt *plan = CachePlanStatement(parse, query_string, boundParams == NULL,
+										   cursorOptions);
 
 	if (plan != NULL)
 		return plan;
