@@ -554,8 +554,8 @@ typedef struct CacheScanPrivate
 	int			ttl_override_s; /* see CacheableInfo */
 	bool		ttl_default;
 	int			cursor_options;
-	bool		generic_plan;	/* planned without parameter values: the
-								 * plan cache may run it many times */
+	bool		generic_plan;	/* planned without parameter values: the plan
+								 * cache may run it many times */
 	const char *query_string;
 } CacheScanPrivate;
 

@@ -148,11 +148,12 @@ typedef enum Found
 {
 	FOUND_SERVED,				/* a current result whose windows hold this
 								 * execution: copied */
-	FOUND_COMPUTING,				/* a leader runs it */
+	FOUND_COMPUTING,			/* a leader runs it */
 	FOUND_FREE,					/* no entry, or a stale one: lead it */
 	FOUND_OUTSIDE,				/* a current result outside the windows, that
-								 * no follower has yet to read: may be replaced */
-	FOUND_STILL_READ				/* the same, with followers yet to read it */
+								 * no follower has yet to read: may be
+								 * replaced */
+	FOUND_STILL_READ			/* the same, with followers yet to read it */
 } Found;
 
 /*
@@ -167,7 +168,7 @@ serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
 	LWLock	   *lock = CacheStorePartitionLock(hashcode);
 	CacheEntry *e;
 	CacheStat	why_not;
-	Found	state = FOUND_FREE;
+	Found		state = FOUND_FREE;
 
 	*computing = NULL;
 	*recent = false;
@@ -421,7 +422,7 @@ typedef struct EntriesScan
 /* Look each entry up: true (and the rows) if one serves this execution. */
 static bool
 scan_entries(CacheKey key, int nentries, CachedResult *result, CacheWindowProbe *probe,
-		   EntriesScan *scan, CacheKey *entry_key)
+			 EntriesScan *scan, CacheKey *entry_key)
 {
 	int			free_at = -1;
 	int			old_at = -1;
@@ -490,11 +491,12 @@ CacheSingleflightBegin(CacheKey key, CacheKey *entry_key, uint64 queryid,
 	int			nentries = probe != NULL ? CACHE_WINDOW_ENTRIES : 1;
 	TimestampTz start = 0;
 	bool		waited = false;
-	int			outside = 0;	/* leaders followed whose windows did not hold it */
+	int			outside = 0;	/* leaders followed whose windows did not hold
+								 * it */
 
 	for (;;)
 	{
-		EntriesScan	scan;
+		EntriesScan scan;
 
 		if (scan_entries(key, nentries, result, probe, &scan, entry_key))
 		{
