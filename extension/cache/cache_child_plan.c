@@ -56,6 +56,22 @@ forget_child(void *arg)
 		(void) hash_search(child_plans, &node, HASH_REMOVE, NULL);
 }
 
+/* Is item in items? (equal() does not compare plan invalidation items.) */
+static bool
+has_inval_item(List *items, const PlanInvalItem *item)
+{
+	ListCell   *lc;
+
+	foreach(lc, items)
+	{
+		const PlanInvalItem *other = lfirst(lc);
+
+		if (other->cacheId == item->cacheId && other->hashValue == item->hashValue)
+			return true;
+	}
+	return false;
+}
+
 /* Is everything the child depends on watched by the cache plan? */
 static bool
 depends_on_outer_only(const PlannedStmt *child, const PlannedStmt *outer)
@@ -68,7 +84,7 @@ depends_on_outer_only(const PlannedStmt *child, const PlannedStmt *outer)
 		if (!list_member_oid(outer->relationOids, lfirst_oid(lc)))
 		return false;
 	foreach(lc, child->invalItems)
-		if (!list_member(outer->invalItems, lfirst(lc)))
+		if (!has_inval_item(outer->invalItems, lfirst(lc)))
 		return false;
 	return true;
 }
