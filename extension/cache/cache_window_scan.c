@@ -19,7 +19,9 @@
  * - a sequential scan reads every row;
  * - an index or bitmap heap scan reads the rows its index conditions
  *   select, so each of its original index conditions must be one of the
- *   filters (equal()): a row that passes the filters passes them all.
+ *   filters (equal()): a row that passes the filters passes them all; and
+ *   its indexes must have no predicate (a partial index, which the planner
+ *   may use when the windowed conjunct implies its predicate, misses rows).
  *
  * Anything else (an index scan on the windowed column itself, a LIMIT or
  * a join that stops the scan before its end, a parallel scan, a node
@@ -35,11 +37,14 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/stratnum.h"
+#include "catalog/pg_index.h"
 #include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
+#include "utils/syscache.h"
 
 #include "cache/cache_internal.h"
 
@@ -169,6 +174,41 @@ conditions_are_filters(List *conditions, List *filters)
 	return true;
 }
 
+/* Does the index hold every row (no predicate: a partial index misses some)? */
+static bool
+whole_index(Oid indexid)
+{
+	HeapTuple	tuple = SearchSysCache1(INDEXRELID, ObjectIdGetDatum(indexid));
+	bool		whole;
+
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	whole = heap_attisnull(tuple, Anum_pg_index_indpred, NULL);
+	ReleaseSysCache(tuple);
+	return whole;
+}
+
+/* Does every index under a bitmap heap scan hold every row? */
+static bool
+whole_bitmap(Plan *plan)
+{
+	List	   *plans;
+	ListCell   *lc;
+
+	if (IsA(plan, BitmapIndexScan))
+		return whole_index(((BitmapIndexScan *) plan)->indexid);
+	if (IsA(plan, BitmapAnd))
+		plans = ((BitmapAnd *) plan)->bitmapplans;
+	else if (IsA(plan, BitmapOr))
+		plans = ((BitmapOr *) plan)->bitmapplans;
+	else
+		return false;
+	foreach(lc, plans)
+		if (!whole_bitmap(lfirst(lc)))
+		return false;
+	return true;
+}
+
 /* Does this node read every row of the occurrence that passes the filters? */
 static bool
 reads_every_passing_row(PlanState *node, const CacheWindowSpec *spec)
@@ -183,9 +223,11 @@ reads_every_passing_row(PlanState *node, const CacheWindowSpec *spec)
 			return ((Scan *) plan)->scanrelid == spec->varno;
 		case T_IndexScan:
 			return ((Scan *) plan)->scanrelid == spec->varno &&
+				whole_index(((IndexScan *) plan)->indexid) &&
 				conditions_are_filters(((IndexScan *) plan)->indexqualorig, spec->filters);
 		case T_BitmapHeapScan:
 			return ((Scan *) plan)->scanrelid == spec->varno &&
+				whole_bitmap(plan->lefttree) &&
 				conditions_are_filters(((BitmapHeapScan *) plan)->bitmapqualorig,
 									   spec->filters);
 		default:
