@@ -233,7 +233,9 @@ CREATE FUNCTION sfcache.stats_counters(
 	OUT shared_hits bigint, OUT shared_stores bigint, OUT shared_refusals bigint,
 	OUT shared_lock_waits bigint, OUT shared_errors bigint,
 	OUT bypasses bigint, OUT bytes_used bigint, OUT entries bigint,
-	OUT untracked_statements bigint, OUT reset_at timestamptz)
+	OUT untracked_statements bigint,
+	OUT leader_time float8, OUT window_time float8, OUT wait_time float8,
+	OUT saved_time float8, OUT reset_at timestamptz)
 RETURNS record
 LANGUAGE C STRICT
 SET search_path = pg_catalog
@@ -259,7 +261,9 @@ CREATE FUNCTION sfcache.statement_counters(
 	OUT calls bigint, OUT hits bigint, OUT coalesced bigint,
 	OUT leader_executions bigint, OUT not_admitted bigint, OUT window_hits bigint,
 	OUT bypasses bigint, OUT last_bypass_reason text,
-	OUT stores bigint, OUT bytes_stored bigint)
+	OUT stores bigint, OUT bytes_stored bigint,
+	OUT leader_time float8, OUT window_time float8, OUT wait_time float8,
+	OUT saved_time float8)
 RETURNS SETOF record
 LANGUAGE C STRICT
 SET search_path = pg_catalog

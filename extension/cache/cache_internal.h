@@ -352,6 +352,9 @@ typedef struct CachedResult
 	Size		datarows_len;
 	bool		want_datarows;
 	bool		want_both;
+	uint64		exec_us;		/* the leader's execution of these rows */
+	uint64		waited_us;		/* set by CacheSingleflightBegin: time spent
+								 * waiting for leaders */
 } CachedResult;
 
 /* entries per blanked key of a statement with validity windows */
@@ -416,11 +419,28 @@ typedef enum CacheStat
 	CACHE_NUM_STATS
 } CacheStat;
 
+/*
+ * Times, in microseconds, kept beside the counters: what the cache costs
+ * and what it saves.
+ */
+typedef enum CacheTime
+{
+	CACHE_TIME_LEADER,			/* leaders running the statement */
+	CACHE_TIME_WINDOW,			/* leaders computing windows after their run */
+	CACHE_TIME_WAIT,			/* executions waiting for a leader */
+	CACHE_TIME_SAVED,			/* hits and coalesced followers: their rows'
+								 * leader execution, not run again */
+	CACHE_NUM_TIMES
+} CacheTime;
+
 /* The counters sfcache.stats showed in 0.3, a prefix of CacheStat. */
 #define CACHE_NUM_STATS_0_1 (CACHE_STAT_WAIT_TIMEOUTS + 1)
 
 extern const SfcShmemPart CacheStatsShmemPart;
 extern void CacheStatsCount(CacheStat counter, uint64 queryid);
+extern void CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid,
+							 uint64 saved_us);
+extern void CacheStatsAddTime(CacheTime time, uint64 queryid, uint64 us);
 extern void CacheStatsBypass(CacheBypass why, uint64 queryid);
 extern void CacheStatsStored(uint64 queryid, Size bytes);
 extern void CacheStatsRegisterStatement(uint64 queryid, const char *query_text, int len);
@@ -434,10 +454,12 @@ typedef struct CacheStatsTotal
 	uint64		counters[CACHE_NUM_STATS];
 	uint64		bypasses;		/* of every reason */
 	uint64		untracked;		/* statements not tracked */
+	uint64		times_us[CACHE_NUM_TIMES];
 	TimestampTz reset_at;
 } CacheStatsTotal;
 
 extern void CacheStatsTotals(CacheStatsTotal *out);
+extern Datum CacheStatsMsDatum(uint64 us);
 
 /* ---- the shared result tier (cache_shared.c) ---- */
 

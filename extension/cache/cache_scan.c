@@ -28,6 +28,7 @@
 #include "catalog/pg_type.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
+#include "executor/instrument.h"
 #include "nodes/makefuncs.h"
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
@@ -57,6 +58,11 @@ typedef struct CacheScanState
 	const char *row_body;		/* the row just returned, not yet sent */
 	uint32		row_len;
 	TupleTableSlot *count_slot; /* all-null virtual slot: a row to count */
+	/* what this execution cost or saved, in microseconds (EXPLAIN ANALYZE) */
+	uint64		exec_us;		/* its rows' leader execution: run here, or
+								 * saved by a hit or a follower */
+	uint64		window_us;		/* a leader's windows, after its run */
+	uint64		waited_us;		/* waiting for leaders */
 	/* validity windows (cache_window.c) */
 	CacheWindowProbe *probe;	/* this execution's windowed constants */
 	StringInfoData windows;		/* the windows it was served or stored with */
@@ -322,6 +328,8 @@ publish_leader_result(CacheScanState *state, CacheKey key, CacheResultReceiver *
 	{
 		CachedResult result = {rr->buf.data, rr->buf.len};
 
+		result.exec_us = state->exec_us;
+
 		if (rr->text_rows)
 		{
 			result.datarows = rr->datarows.data;
@@ -336,6 +344,17 @@ publish_leader_result(CacheScanState *state, CacheKey key, CacheResultReceiver *
 						  state->bypass == CACHE_BYPASS_NO_MEMORY,
 						  &result, tupdesc, ttl_s);
 	}
+}
+
+/* Microseconds from *start to now. */
+static uint64
+us_since(instr_time *start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, *start);
+	return (uint64) INSTR_TIME_GET_MICROSEC(now);
 }
 
 /*
@@ -362,6 +381,7 @@ run_as_leader(CacheScanState *state, CacheKey key, CacheKey entry_key)
 	int			ttl_s = CacheStatementTtl(state->priv.ttl_override_s, state->priv.ttl_default);
 	bool		keep = false;
 	CacheWindowWatch *watch = NULL;
+	instr_time	started;
 
 	state->outcome = CACHE_LEADER;
 	PG_TRY();
@@ -403,12 +423,18 @@ run_as_leader(CacheScanState *state, CacheKey key, CacheKey entry_key)
 		/* admission before the run: windows only for a result to be kept */
 		keep = storable && standby_why == CACHE_BYPASS_NONE &&
 			cache_cache_mode == CACHE_MODE_ON && CacheAdmitRecordMiss(key);
+		INSTR_TIME_SET_CURRENT(started);
 		run_child(state, GetActiveSnapshot(), (DestReceiver *) rr,
 				  keep && state->probe != NULL ? &watch : NULL);
+		state->exec_us = us_since(&started);
 		/* the windows, with the snapshot the result used */
 		if (storable && rr->spill == NULL)
+		{
+			INSTR_TIME_SET_CURRENT(started);
 			CacheWindowsCompute(state->probe, watch, keep, estate->es_param_list_info,
 								GetActiveSnapshot(), &state->windows);
+			state->window_us = us_since(&started);
+		}
 		PopActiveSnapshot();
 	}
 	PG_CATCH();
@@ -428,6 +454,9 @@ run_as_leader(CacheScanState *state, CacheKey key, CacheKey entry_key)
 	publish_leader_result(state, entry_key, rr, &gens, &shared, tupdesc, ttl_s, keep);
 	CacheSharedFinish(&shared, false, NULL, tupdesc, 0);
 	count_leader_outcome(state->bypass, state->priv.query->queryId);
+	CacheStatsAddTime(CACHE_TIME_LEADER, state->priv.query->queryId, state->exec_us);
+	if (state->probe != NULL)
+		CacheStatsAddTime(CACHE_TIME_WINDOW, state->priv.query->queryId, state->window_us);
 	state->rows = rr->buf.data;
 	state->rows_len = rr->buf.len;
 	if ((state->send_datarows || state->may_run_again) && rr->spill == NULL &&
@@ -483,10 +512,12 @@ resolve(CacheScanState *state)
 	result.want_both = state->may_run_again;
 	state->outcome = CacheSingleflightBegin(key, &entry_key, queryid, &result, state->probe,
 											&why);
+	state->waited_us = result.waited_us;
 	switch (state->outcome)
 	{
 		case CACHE_HIT:
 		case CACHE_FOLLOWER_HIT:
+			state->exec_us = result.exec_us;
 			if (state->probe != NULL && state->probe->copy != NULL)
 				appendBinaryStringInfo(&state->windows, state->probe->copy,
 									   state->probe->copy_len);
@@ -615,6 +646,24 @@ outcome_name(CacheScanState *state)
 }
 
 /*
+ * EXPLAIN ANALYZE's times of the cache (the child's own are under it):
+ * what a leader spent on its windows after the run, what a served
+ * execution saved (its leader's run; unknown for the shared tier's), and
+ * what it waited for leaders.
+ */
+static void
+explain_times(CacheScanState *state, ExplainState *es)
+{
+	if (state->outcome == CACHE_LEADER && state->probe != NULL)
+		ExplainPropertyFloat("Cache Window Time", "ms", state->window_us / 1000.0, 3, es);
+	if ((state->outcome == CACHE_HIT && !state->shared_hit) ||
+		state->outcome == CACHE_FOLLOWER_HIT)
+		ExplainPropertyFloat("Cache Saved Time", "ms", state->exec_us / 1000.0, 3, es);
+	if (state->waited_us > 0)
+		ExplainPropertyFloat("Cache Wait Time", "ms", state->waited_us / 1000.0, 3, es);
+}
+
+/*
  * The child's executor as EXPLAIN shows it: the one that ran, or else one
  * started for EXPLAIN only (a hit, plain EXPLAIN, auto_explain), without
  * the hooks: nothing samples or logs it. Its nodes never run ("never
@@ -672,6 +721,8 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 	}
 	if (state->resolved && state->windows.len > 0)
 		CacheWindowsExplain(state->probe, state->windows.data, state->windows.len, es);
+	if (state->resolved && es->analyze && es->timing)
+		explain_times(state, es);
 	ExplainPropertyInteger("Cache TTL", "s",
 						   CacheStatementTtl(state->priv.ttl_override_s, state->priv.ttl_default), es);
 	if (es->verbose)

@@ -391,11 +391,10 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
  * and a window hit when served for constants the leader had not.
  */
 static void
-count_served(CacheStat outcome, uint64 queryid, const CacheWindowProbe *probe)
+count_served(CacheStat outcome, uint64 queryid, const CacheWindowProbe *probe,
+			 const CachedResult *result)
 {
-	CacheStatsCount(outcome, queryid);
-	if (probe != NULL && probe->by_window)
-		CacheStatsCount(CACHE_STAT_WINDOW_HITS, queryid);
+	CacheStatsServed(outcome, probe != NULL && probe->by_window, queryid, result->exec_us);
 }
 
 /*
@@ -484,9 +483,9 @@ scan_entries(CacheKey key, int nentries, CachedResult *result, CacheWindowProbe 
  * concurrent constants in different windows do not wait for one another
  * in a line.
  */
-CacheOutcome
-CacheSingleflightBegin(CacheKey key, CacheKey *entry_key, uint64 queryid,
-					   CachedResult *result, CacheWindowProbe *probe, CacheBypass *why)
+static CacheOutcome
+lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
+	   CacheWindowProbe *probe, CacheBypass *why, TimestampTz *waited_since)
 {
 	int			nentries = probe != NULL ? CACHE_WINDOW_ENTRIES : 1;
 	TimestampTz start = 0;
@@ -500,7 +499,7 @@ CacheSingleflightBegin(CacheKey key, CacheKey *entry_key, uint64 queryid,
 
 		if (scan_entries(key, nentries, result, probe, &scan, entry_key))
 		{
-			count_served(CACHE_STAT_HITS, queryid, probe);
+			count_served(CACHE_STAT_HITS, queryid, probe, result);
 			return CACHE_HIT;
 		}
 		CHECK_FOR_INTERRUPTS();
@@ -541,12 +540,13 @@ CacheSingleflightBegin(CacheKey key, CacheKey *entry_key, uint64 queryid,
 		{
 			waited = true;
 			start = GetCurrentTimestamp();
+			*waited_since = start;
 		}
 		switch (wait_for_leader(scan.computing, scan.computing_key, start, result, probe, why))
 		{
 			case FOLLOW_SERVED:
 				*entry_key = scan.computing_key;
-				count_served(CACHE_STAT_COALESCED, queryid, probe);
+				count_served(CACHE_STAT_COALESCED, queryid, probe, result);
 				return CACHE_FOLLOWER_HIT;
 			case FOLLOW_RUN_ALONE:
 				return CACHE_RUN_UNCACHED;
@@ -558,6 +558,23 @@ CacheSingleflightBegin(CacheKey key, CacheKey *entry_key, uint64 queryid,
 				break;
 		}
 	}
+}
+
+CacheOutcome
+CacheSingleflightBegin(CacheKey key, CacheKey *entry_key, uint64 queryid,
+					   CachedResult *result, CacheWindowProbe *probe, CacheBypass *why)
+{
+	TimestampTz waited_since = 0;
+	CacheOutcome outcome = lookup(key, entry_key, queryid, result, probe, why,
+								  &waited_since);
+
+	result->waited_us = 0;
+	if (waited_since != 0)
+	{
+		result->waited_us = (uint64) Max(GetCurrentTimestamp() - waited_since, 0);
+		CacheStatsAddTime(CACHE_TIME_WAIT, queryid, result->waited_us);
+	}
+	return outcome;
 }
 
 /*

@@ -83,14 +83,15 @@ sfcache_invalidate_0_1(PG_FUNCTION_ARGS)
 
 /*
  * A row of sfcache.stats_counters: the first ncounters global counters,
- * then bypasses, bytes and entries in use, untracked statements, reset time.
+ * then bypasses, bytes and entries in use, untracked statements, the
+ * times (with_times), reset time.
  */
 static Datum
-stats_row(FunctionCallInfo fcinfo, int ncounters)
+stats_row(FunctionCallInfo fcinfo, int ncounters, bool with_times)
 {
 	TupleDesc	tupdesc;
-	Datum		values[CACHE_NUM_STATS + 5];
-	bool		nulls[CACHE_NUM_STATS + 5] = {0};
+	Datum		values[CACHE_NUM_STATS + CACHE_NUM_TIMES + 5];
+	bool		nulls[CACHE_NUM_STATS + CACHE_NUM_TIMES + 5] = {0};
 	CacheStatsTotal totals;
 	uint64		bytes,
 				nentries;
@@ -107,6 +108,8 @@ stats_row(FunctionCallInfo fcinfo, int ncounters)
 	values[n++] = Int64GetDatum(bytes);
 	values[n++] = Int64GetDatum(nentries);
 	values[n++] = Int64GetDatum(totals.untracked);
+	for (int i = 0; with_times && i < CACHE_NUM_TIMES; i++)
+		values[n++] = CacheStatsMsDatum(totals.times_us[i]);
 	values[n++] = TimestampTzGetDatum(totals.reset_at);
 	if (n != tupdesc->natts)
 		elog(ERROR, "sfcache.stats_counters() returns %d columns, not %d",
@@ -118,12 +121,12 @@ stats_row(FunctionCallInfo fcinfo, int ncounters)
 Datum
 sfcache_stats_0_1(PG_FUNCTION_ARGS)
 {
-	return stats_row(fcinfo, CACHE_NUM_STATS_0_1);
+	return stats_row(fcinfo, CACHE_NUM_STATS_0_1, false);
 }
 
-/* sfcache.stats: every counter, in CacheStat's order. */
+/* sfcache.stats: every counter, in CacheStat's order, and the times. */
 Datum
 sfcache_stats_0_4(PG_FUNCTION_ARGS)
 {
-	return stats_row(fcinfo, CACHE_NUM_STATS);
+	return stats_row(fcinfo, CACHE_NUM_STATS, true);
 }

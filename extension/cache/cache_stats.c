@@ -55,6 +55,7 @@ typedef struct StatementStats
 	StatementKey key;
 	slock_t		mutex;
 	uint64		counters[CACHE_NUM_STATS];
+	uint64		times_us[CACHE_NUM_TIMES];
 	uint64		bypasses;
 	uint64		bytes_stored;
 	CacheBypass last_bypass;
@@ -66,6 +67,7 @@ typedef struct StatsShared
 {
 	LWLockPadded *locks;
 	pg_atomic_uint64 counters[CACHE_NUM_STATS];
+	pg_atomic_uint64 times_us[CACHE_NUM_TIMES];
 	pg_atomic_uint64 bypasses[CACHE_NUM_BYPASS];
 	pg_atomic_uint64 untracked;
 	pg_atomic_uint32 resets;	/* bumped by sfcache.reset() */
@@ -140,6 +142,8 @@ stats_shmem_init(void)
 		stats->locks = GetNamedLWLockTranche("sfcache statements");
 		for (int i = 0; i < CACHE_NUM_STATS; i++)
 			pg_atomic_init_u64(&stats->counters[i], 0);
+		for (int i = 0; i < CACHE_NUM_TIMES; i++)
+			pg_atomic_init_u64(&stats->times_us[i], 0);
 		for (int i = 0; i < CACHE_NUM_BYPASS; i++)
 			pg_atomic_init_u64(&stats->bypasses[i], 0);
 		pg_atomic_init_u64(&stats->untracked, 0);
@@ -270,6 +274,32 @@ CacheStatsCount(CacheStat counter, uint64 queryid)
 		WITH_STATEMENT(queryid, s, s->counters[counter]++);
 }
 
+/*
+ * An execution served a result (outcome: a hit or a coalesced follower; a
+ * window hit when by_window), saving the execution of its rows' leader.
+ * One visit to the statement for all of it: this is the hit path.
+ */
+void
+CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid, uint64 saved_us)
+{
+	pg_atomic_fetch_add_u64(&stats->counters[outcome], 1);
+	if (by_window)
+		pg_atomic_fetch_add_u64(&stats->counters[CACHE_STAT_WINDOW_HITS], 1);
+	pg_atomic_fetch_add_u64(&stats->times_us[CACHE_TIME_SAVED], saved_us);
+	if (queryid != 0)
+		WITH_STATEMENT(queryid, s, (s->counters[outcome]++,
+									s->counters[CACHE_STAT_WINDOW_HITS] += by_window,
+									s->times_us[CACHE_TIME_SAVED] += saved_us));
+}
+
+void
+CacheStatsAddTime(CacheTime time, uint64 queryid, uint64 us)
+{
+	pg_atomic_fetch_add_u64(&stats->times_us[time], us);
+	if (queryid != 0)
+		WITH_STATEMENT(queryid, s, s->times_us[time] += us);
+}
+
 void
 CacheStatsBypass(CacheBypass why, uint64 queryid)
 {
@@ -354,6 +384,8 @@ CacheStatsTotals(CacheStatsTotal *out)
 	for (int i = 1; i < CACHE_NUM_BYPASS; i++)
 		out->bypasses += pg_atomic_read_u64(&stats->bypasses[i]);
 	out->untracked = pg_atomic_read_u64(&stats->untracked);
+	for (int i = 0; i < CACHE_NUM_TIMES; i++)
+		out->times_us[i] = pg_atomic_read_u64(&stats->times_us[i]);
 	out->reset_at = stats->reset_at;
 }
 
@@ -414,15 +446,23 @@ put_statement_row_0_1(ReturnSetInfo *rsinfo, const StatementStats *s)
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+/* Microseconds as the milliseconds the views show (pg_stat_statements'). */
+Datum
+CacheStatsMsDatum(uint64 us)
+{
+	return Float8GetDatum((double) us / 1000.0);
+}
+
 /*
  * One row of sfcache.statements: calls = hits + coalesced +
- * leader_executions + not_admitted + bypasses; window_hits is a part of hits.
+ * leader_executions + not_admitted + bypasses; window_hits is a part of
+ * hits; then the times, in CacheTime's order.
  */
 static void
 put_statement_row(ReturnSetInfo *rsinfo, const StatementStats *s)
 {
-	Datum		values[15];
-	bool		nulls[15] = {0};
+	Datum		values[15 + CACHE_NUM_TIMES];
+	bool		nulls[15 + CACHE_NUM_TIMES] = {0};
 	int			n = 0;
 
 	values[n++] = ObjectIdGetDatum(s->key.dbid);
@@ -442,6 +482,8 @@ put_statement_row(ReturnSetInfo *rsinfo, const StatementStats *s)
 		values[n++] = CStringGetTextDatum(bypass_names[s->last_bypass]);
 	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_STORES]);
 	values[n++] = Int64GetDatum(s->bytes_stored);
+	for (int i = 0; i < CACHE_NUM_TIMES; i++)
+		values[n++] = CacheStatsMsDatum(s->times_us[i]);
 	Assert(n == rsinfo->setDesc->natts);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
@@ -543,6 +585,8 @@ sfcache_reset_0_1(PG_FUNCTION_ARGS)
 		hash_search(statements, &s->key, HASH_REMOVE, NULL);
 	for (int i = 0; i < CACHE_NUM_STATS; i++)
 		pg_atomic_write_u64(&stats->counters[i], 0);
+	for (int i = 0; i < CACHE_NUM_TIMES; i++)
+		pg_atomic_write_u64(&stats->times_us[i], 0);
 	for (int i = 0; i < CACHE_NUM_BYPASS; i++)
 		pg_atomic_write_u64(&stats->bypasses[i], 0);
 	pg_atomic_write_u64(&stats->untracked, 0);

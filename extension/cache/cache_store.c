@@ -69,6 +69,7 @@ typedef struct ResultHeader
 	Size		windows_len;	/* validity windows (cache_window_bounds.c) */
 	Size		tuples_len;
 	Size		datarows_len;	/* 0: no DataRow form */
+	uint64		exec_us;		/* the leader's execution time */
 	/* uint64 gens[nslots], uint32 slots[nslots], then MAXALIGNed windows */
 	/* then MAXALIGNed tuples */
 	/* then, MAXALIGNed, the rows as DataRows (CachedResult) */
@@ -483,6 +484,7 @@ CacheStoreWriteResult(const CacheGenSnapshot *gens, const StringInfoData *window
 	h->windows_len = windows_len;
 	h->tuples_len = result->len;
 	h->datarows_len = result->datarows_len;
+	h->exec_us = result->exec_us;
 	memcpy(header_gens(h), gens->gens, gens->nslots * sizeof(uint64));
 	memcpy(header_slots(h), gens->slots, gens->nslots * sizeof(uint32));
 	if (windows_len > 0)
@@ -557,6 +559,7 @@ CacheStoreCopyResult(CacheEntry *entry, CachedResult *out)
 
 	out->data = out->datarows = NULL;
 	out->len = out->datarows_len = 0;
+	out->exec_us = h->exec_us;
 	if (out->want_datarows && h->datarows_len > 0)
 	{
 		out->datarows_len = h->datarows_len;

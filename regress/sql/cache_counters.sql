@@ -83,6 +83,17 @@ SELECT hits, coalesced, leader_executions, not_admitted, window_hits,
 FROM sfcache.stats;
 SELECT reason FROM sfcache.bypass_counts() WHERE reason = 'not admitted';
 
+-- Times, in milliseconds: leaders ran, hits saved (each one its leader's
+-- run; the one hit above saved what the first leader spent), nobody
+-- waited; the global row is the statements' sum.
+SELECT leader_time > 0 AS leaders_ran, saved_time > 0 AS hits_saved, wait_time
+FROM sfcache.stats;
+SELECT bool_and(round(g.t::numeric, 3) = round(s.t::numeric, 3)) AS sums_agree
+FROM (SELECT unnest(ARRAY[leader_time, window_time, wait_time, saved_time]) AS t,
+			 generate_series(1, 4) AS i FROM sfcache.stats) g
+JOIN (SELECT unnest(ARRAY[sum(leader_time), sum(window_time), sum(wait_time), sum(saved_time)]) AS t,
+			 generate_series(1, 4) AS i FROM sfcache.statements) s USING (i);
+
 DEALLOCATE by_id;
 DEALLOCATE locking;
 DROP FUNCTION counted_payload(int);

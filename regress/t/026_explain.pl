@@ -28,8 +28,8 @@ like($plan, qr/^  Cache: leader\n  Cache TTL: 300 s\n  Cache Key: [0-9a-f]{32}\n
 like($plan, qr/^Planning Time: [\d.]+ ms\nExecution Time: [\d.]+ ms$/m, 'SUMMARY: planning and execution time');
 $plan = $node->safe_psql('postgres',
 	'EXPLAIN (ANALYZE, VERBOSE) SELECT title FROM course WHERE id = 1');
-like($plan, qr/Cache: hit\n.*\n.*\n  ->  Index Scan using course_pkey on public\.course  \(cost=0\.28\.\.8\.29 rows=1 width=10\) \(never executed\)/,
-	'a hit: the child never executed');
+like($plan, qr/Cache: hit\n  Cache Saved Time: [\d.]+ ms\n.*\n.*\n  ->  Index Scan using course_pkey on public\.course  \(cost=0\.28\.\.8\.29 rows=1 width=10\) \(never executed\)/,
+	'a hit: the time its leader ran, saved, and the child never executed');
 
 # auto_explain, loaded in the session, logging every statement: the plans
 # it writes to the server log
@@ -59,6 +59,26 @@ like($plans[0], qr/Custom Scan \(sfcache\)  \(cost=0\.28\.\.8\.29 rows=1 width=1
 	'a miss: the plan that ran under the node');
 like($plans[1], qr/Custom Scan \(sfcache\)  \(cost=0\.00\.\.0\.01 rows=1 width=0\)\n\s+Cache: hit\n\s+Cache TTL: 300 s\n\s+->  Index Scan using course_pkey on course  \(cost=0\.28\.\.8\.29 rows=1 width=10\)\n\s+Index Cond: \(id = 3\)/,
 	'a hit: the plan a miss would run under the node');
+
+# The cache's own times (ANALYZE with TIMING): a leader's windows after
+# its run, what a hit saved (its leader's execution, as sfcache.statements
+# adds it up), none without TIMING.
+$node->safe_psql('postgres', 'SELECT sfcache.reset()');
+$plan = $node->safe_psql('postgres', 'EXPLAIN (ANALYZE) SELECT count(*) FROM course WHERE id <= 500');
+like($plan, qr/^  Cache: leader\n  Cache Windows?: .*\n  Cache Window Time: [\d.]+ ms\n  Cache TTL/m,
+	'a leader with windows: the time it spent on them');
+$plan = $node->safe_psql('postgres', 'EXPLAIN (ANALYZE) SELECT count(*) FROM course WHERE id <= 500');
+my ($saved) = $plan =~ /^  Cache Saved Time: ([\d.]+) ms$/m;
+like($plan, qr/^  Cache: hit\n  Cache Windows?: .*\n  Cache Saved Time: [\d.]+ ms\n  Cache TTL/m,
+	'a hit: the time its leader ran, saved');
+is($node->safe_psql('postgres', q{SELECT round(saved_time::numeric, 3) = round(leader_time::numeric, 3)
+	FROM sfcache.statements WHERE query ~ '^(EXPLAIN \(ANALYZE\) )?SELECT count\(\*\) FROM course'}),
+	't', 'sfcache.statements: one hit saved what its leader spent');
+is($node->safe_psql('postgres', q{SELECT round(saved_time::numeric, 3)
+	FROM sfcache.statements WHERE query ~ '^(EXPLAIN \(ANALYZE\) )?SELECT count\(\*\) FROM course'}),
+	sprintf('%.3f', $saved), 'EXPLAIN shows the time the statement\'s counters add up');
+$plan = $node->safe_psql('postgres', 'EXPLAIN (ANALYZE, TIMING OFF) SELECT count(*) FROM course WHERE id <= 502');
+unlike($plan, qr/Cache \w+ Time/, 'TIMING OFF: no time of the cache either');
 
 $node->stop;
 done_testing();
