@@ -408,7 +408,8 @@ run_as_leader(CacheScanState *state, CacheKey key, CacheKey entry_key)
 		/* the windows, with the snapshot the result used */
 		if (storable && rr->spill == NULL)
 			CacheWindowsCompute(state->probe, watch, keep, estate->es_param_list_info,
-								GetActiveSnapshot(), &state->windows);
+								GetActiveSnapshot(), state->priv.query->queryId,
+								&state->windows);
 		PopActiveSnapshot();
 	}
 	PG_CATCH();
