@@ -257,7 +257,8 @@ END;
 CREATE FUNCTION sfcache_internal.window_advice_raw(
 	OUT relid oid, OUT column_name text, OUT index_name text,
 	OUT index_ddl text, OUT windows_starved bigint, OUT queryids bigint[],
-	OUT calls bigint, OUT rows_scanned bigint, OUT time_ms float8)
+	OUT calls bigint, OUT rows_scanned bigint, OUT time_ms float8,
+	OUT estimated_size bigint)
 RETURNS SETOF record
 LANGUAGE C STRICT VOLATILE
 SET search_path = pg_catalog
@@ -266,7 +267,7 @@ AS 'MODULE_PATHNAME', 'sfcache_window_advice_0_4';
 CREATE VIEW sfcache.window_advice AS
 SELECT n.nspname AS schemaname, c.relname AS tablename, w.column_name,
 	w.index_name, w.index_ddl, w.windows_starved, w.queryids, w.calls,
-	w.rows_scanned, w.time_ms
+	w.rows_scanned, w.time_ms, w.estimated_size
 FROM sfcache_internal.window_advice_raw() w
 JOIN pg_catalog.pg_class c ON c.oid = w.relid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace;

@@ -421,8 +421,8 @@ sfcache_window_advice_0_4(PG_FUNCTION_ARGS)
 	foreach(lc, AdviceWindows())
 	{
 		AdviceWindow *w = lfirst(lc);
-		Datum		values[9];
-		bool		nulls[9] = {false, false, false, false, false, false, false, false, false};
+		Datum		values[10];
+		bool		nulls[10] = {false, false, false, false, false, false, false, false, false, false};
 
 		advice_unique_name(w->index, &names);
 		values[0] = ObjectIdGetDatum(w->relid);
@@ -434,6 +434,7 @@ sfcache_window_advice_0_4(PG_FUNCTION_ARGS)
 		values[6] = Int64GetDatum(w->calls);
 		values[7] = Int64GetDatum(w->rows_scanned);
 		values[8] = Float8GetDatum(w->time_ms);
+		values[9] = Int64GetDatum(WhatifSizeBytes(w->index->windex));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

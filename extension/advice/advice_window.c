@@ -171,6 +171,7 @@ advice_window_open(AdviceWindow *w)
 	if (advice_window_served(w->relid, linitial(w->index->keys)))
 		return false;
 	AdviceCandidateDdl(w->index);
+	w->index->windex = WhatifParseIndexDdl(w->index->ddl);
 	return true;
 }
 

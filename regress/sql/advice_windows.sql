@@ -30,8 +30,8 @@ SELECT hits, misses, window_hits FROM sfcache.stats;
 SELECT tablename, expression, operator, qual_role, kind, calls FROM sfcache.advice_quals
 WHERE qual_role = 'window';
 SELECT schemaname, tablename, column_name, index_name, index_ddl, windows_starved,
-	cardinality(queryids) AS statements, calls, rows_scanned > 0 AS scanned,
-	time_ms >= 0 AS timed
+	cardinality(queryids) AS statements, calls, rows_scanned,
+	time_ms >= 0 AS timed, estimated_size BETWEEN 300000 AND 700000 AS sized
 FROM sfcache.window_advice;
 -- the query id is the statement's, as sfcache.statements has it
 SELECT s.query FROM sfcache.window_advice w
