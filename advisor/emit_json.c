@@ -97,6 +97,7 @@ json_index(FILE *out, PGconn *conn, const Workload *w, const Advice *a,
 	migration_down(conn, w, a, opts->replace, &down);
 	fputs("    {\n", out);
 	json_key_str(out, "      ", "name", a->name, 1);
+	json_key_str(out, "      ", "kind", a->window_only ? "window" : "search", 1);
 	json_key_str(out, "      ", "schema", a->schema, 1);
 	json_key_str(out, "      ", "table", a->table, 1);
 	json_key_str(out, "      ", "method", a->def.am, 1);
@@ -110,6 +111,8 @@ json_index(FILE *out, PGconn *conn, const Workload *w, const Advice *a,
 			"      \"upkeep\": %.2f,\n",
 			a->calls, a->rows_scanned, a->rows_returned, a->cost_before,
 			a->cost_after, a->benefit, a->size, a->marginal, a->upkeep);
+	fprintf(out, "      \"windows_starved\": %lld,\n", a->windows_starved);
+	json_key_str(out, "      ", "window_column", a->window_column, 1);
 	json_list(out, "      ", "merged_suggestions", &a->absorbed, 1);
 	json_redundant(out, w, a);
 	json_list(out, "      ", "up", &up, 1);

@@ -287,7 +287,8 @@ typedef struct AdviceWindow
 	int64		starved;		/* point windows computed for want of it */
 	int			nqueryids;
 	uint64		queryids[ADVICE_QUERYIDS * 2];
-	int64		calls;			/* sampled executions that scanned it */
+	int64		calls;			/* sampled executions that scanned it (the
+								 * qual that scanned most) */
 	int64		rows_scanned;	/* and their rows and time */
 	double		time_ms;
 	AdviceCandidate *index;		/* the btree index on the column */

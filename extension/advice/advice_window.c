@@ -129,20 +129,25 @@ advice_window_add(List **windows, AdviceQualStats *s)
 			w->queryids[w->nqueryids++] = s->queryids[i];
 }
 
-/* Add what a sampled scan qual of one of w's statements on its column saw. */
+/*
+ * What the sampled scans of w's statements on its column saw: the scan
+ * qual that scanned the most rows (as the index advice's evidence), since
+ * two quals of one statement on the column count the same executions.
+ */
 static void
 advice_window_scanned(AdviceWindow *w, AdviceQualStats *s)
 {
 	if (s->key.relid != w->relid || s->key.attnum != w->attnum ||
-		(s->key.role != ADVICE_ROLE_SEQSCAN && s->key.role != ADVICE_ROLE_FILTER))
+		(s->key.role != ADVICE_ROLE_SEQSCAN && s->key.role != ADVICE_ROLE_FILTER) ||
+		s->rows_scanned < w->rows_scanned)
 		return;
 	for (int i = 0; i < s->nqueryids; i++)
 	{
 		if (advice_window_has_queryid(w, s->queryids[i]))
 		{
-			w->calls += s->calls;
-			w->rows_scanned += s->rows_scanned;
-			w->time_ms += s->time_ms;
+			w->calls = s->calls;
+			w->rows_scanned = s->rows_scanned;
+			w->time_ms = s->time_ms;
 			return;
 		}
 	}
