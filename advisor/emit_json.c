@@ -3,8 +3,10 @@
  * emit_json.c
  *		--format=json: the same data for tools. One object: the header
  *		fields, "indexes" (in the order the budget chose them, each with its
- *		name, table, method, keys, predicate, evidence, the existing indexes
- *		it makes redundant, and its "up" and "down" statements) and
+ *		name, kind ("search", or "window": from sfcache.window_advice),
+ *		table, method, keys, predicate, evidence (with the result cache
+ *		windows starved for want of it), the existing indexes it makes
+ *		redundant, and its "up" and "down" statements) and
  *		"cache_settings" (each with its action, table, column, evidence and
  *		its "up" and "down" statements).
  *
