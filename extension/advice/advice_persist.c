@@ -14,10 +14,11 @@
  * all that. It is written to a temporary name, then durably renamed. A file
  * of a format this build does not read (ADVICE_FILE_FORMAT), of another
  * PostgreSQL major or library version, or one whose CRC or length does not
- * match, is ignored with a LOG line and removed: the record starts empty. Nothing is written after a crash (the postmaster
- * then exits with a non-zero code) or an immediate shutdown (it exits with
- * 0, but the control file does not say "shut down": no shutdown checkpoint
- * ran, and backends were killed wherever they were), and the file is
+ * match, is ignored with a LOG line and removed: the record starts empty.
+ * Nothing is written after a crash (the postmaster then exits with a
+ * non-zero code) or an immediate shutdown (it exits with 0, but the control
+ * file does not say "shut down": no shutdown checkpoint ran, and backends
+ * were killed wherever they were), and the file is
  * removed as soon as it is read, so a crash loses what was recorded
  * since the last start, and the file never reaches a base backup of a
  * running server.

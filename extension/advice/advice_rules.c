@@ -75,7 +75,6 @@
 
 #include "advice/advice_internal.h"
 
-
 #define ADVICE_STATUS_DISTINCT	16	/* at most this many values: a "status" */
 #define ADVICE_INCLUDE_MAX		3	/* INCLUDE columns at most */
 #define ADVICE_INCLUDE_WIDTH	48	/* their average width, bytes, at most */
