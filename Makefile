@@ -77,7 +77,8 @@ ADVICE_OBJS = \
 	extension/advice/advice_sql.o \
 	extension/advice/advice_store.o \
 	extension/advice/advice_verify.o \
-	extension/advice/advice_walk.o
+	extension/advice/advice_walk.o \
+	extension/advice/advice_window.o
 
 # extension/whatif: hypothetical indexes.
 WHATIF_OBJS = \

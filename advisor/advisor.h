@@ -129,7 +129,11 @@ typedef struct ExistingIndex
 	int			kept;			/* owned: never dropped by this run */
 } ExistingIndex;
 
-/* One suggested index, from sfcache.index_advice. */
+/*
+ * One suggested index: from sfcache.index_advice, or from
+ * sfcache.window_advice (window_only: a btree index on a range column whose
+ * result cache windows starved, with no estimated cost).
+ */
 typedef struct Advice
 {
 	char	   *schema;
@@ -154,6 +158,10 @@ typedef struct Advice
 	int			absorbed_by;	/* -1, or the suggestion it merged into */
 	int			chosen;
 	int			budget_skipped;
+	int			window_only;	/* from sfcache.window_advice */
+	char	   *window_column;	/* the windowed column it serves, or NULL */
+	long long	windows_starved;	/* point windows for want of it */
+	double		time_ms;		/* window_only: sampled scans' time */
 } Advice;
 
 /* What a cache setting recommendation does (cache_settings.c). */
@@ -273,6 +281,7 @@ extern int	key_is_column(const char *key);
 /* fetch.c */
 extern bool fetch_workload(PGconn *conn, const AdvisorOptions *opts, Workload *w);
 extern bool fetch_column_stats(PGconn *conn, Workload *w);
+extern bool fetch_windows(PGconn *conn, const AdvisorOptions *opts, Workload *w);
 extern void workload_free(Workload *w);
 extern int	table_selected(const AdvisorOptions *opts, const char *schema,
 						   const char *table);

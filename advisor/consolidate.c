@@ -128,12 +128,28 @@ prefix_of(const StrList *a, const StrList *b)
 	return 1;
 }
 
+/*
+ * Whether b's first key is a's, under the default operator class (either
+ * direction): the result cache's windows need that of a window suggestion.
+ */
+static int
+same_first_element(const Advice *a, const Advice *b)
+{
+	const char *ea = a->def.elems.items[0];
+	const char *eb = b->def.elems.items[0];
+	size_t		len = strlen(ea);
+
+	return strncmp(ea, eb, len) == 0 && (eb[len] == '\0' || strcmp(eb + len, " DESC") == 0);
+}
+
 /* Whether suggestion a is served by suggestion b, so a can go. */
 static int
 advice_covered_by(const Advice *a, const Advice *b)
 {
 	if (!same_table(a->schema, a->table, b->schema, b->table) ||
 		strcmp(a->def.am, b->def.am) != 0)
+		return 0;
+	if (a->window_only && (b->def.elems.n == 0 || !same_first_element(a, b)))
 		return 0;
 	if (strcmp(a->def.am, "btree") == 0)
 		return prefix_of(&a->def.keys, &b->def.keys) &&
@@ -167,6 +183,9 @@ absorb(Advice *b, Advice *a, int ai)
 		b->cost_after += a->cost_after;
 		b->benefit = b->cost_before > 0 ? 1.0 - b->cost_after / b->cost_before : 0;
 	}
+	b->windows_starved += a->windows_starved;
+	if (b->window_column == NULL && a->window_column != NULL)
+		b->window_column = pg_strdup(a->window_column);
 	strlist_add(&b->absorbed, a->ext_name);
 	for (i = 0; i < a->absorbed.n; i++)
 		strlist_add(&b->absorbed, a->absorbed.items[i]);

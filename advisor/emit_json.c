@@ -3,8 +3,10 @@
  * emit_json.c
  *		--format=json: the same data for tools. One object: the header
  *		fields, "indexes" (in the order the budget chose them, each with its
- *		name, table, method, keys, predicate, evidence, the existing indexes
- *		it makes redundant, and its "up" and "down" statements) and
+ *		name, kind ("search", or "window": from sfcache.window_advice),
+ *		table, method, keys, predicate, evidence (with the result cache
+ *		windows starved for want of it), the existing indexes it makes
+ *		redundant, and its "up" and "down" statements) and
  *		"cache_settings" (each with its action, table, column, evidence and
  *		its "up" and "down" statements).
  *
@@ -97,6 +99,7 @@ json_index(FILE *out, PGconn *conn, const Workload *w, const Advice *a,
 	migration_down(conn, w, a, opts->replace, &down);
 	fputs("    {\n", out);
 	json_key_str(out, "      ", "name", a->name, 1);
+	json_key_str(out, "      ", "kind", a->window_only ? "window" : "search", 1);
 	json_key_str(out, "      ", "schema", a->schema, 1);
 	json_key_str(out, "      ", "table", a->table, 1);
 	json_key_str(out, "      ", "method", a->def.am, 1);
@@ -110,6 +113,8 @@ json_index(FILE *out, PGconn *conn, const Workload *w, const Advice *a,
 			"      \"upkeep\": %.2f,\n",
 			a->calls, a->rows_scanned, a->rows_returned, a->cost_before,
 			a->cost_after, a->benefit, a->size, a->marginal, a->upkeep);
+	fprintf(out, "      \"windows_starved\": %lld,\n", a->windows_starved);
+	json_key_str(out, "      ", "window_column", a->window_column, 1);
 	json_list(out, "      ", "merged_suggestions", &a->absorbed, 1);
 	json_redundant(out, w, a);
 	json_list(out, "      ", "up", &up, 1);

@@ -7,7 +7,9 @@
  *		chose (its share of the saving, and of the workload's) and upkeep,
  *		calls, rows scanned → returned, estimated cost before →
  *		after, estimated size, the key columns' n_distinct from pg_stats,
- *		the suggestions merged into it and the indexes it makes redundant.
+ *		the suggestions merged into it and the indexes it makes redundant;
+ *		the result cache windows starved for want of it (window advice,
+ *		which has no estimated cost: rows and time scanned instead).
  *		Lines come back without a comment marker, safe for one (no newline).
  *
  *-------------------------------------------------------------------------
@@ -127,6 +129,39 @@ redundant_lines(const Workload *w, const Advice *a, int replace, PQExpBuffer b,
 	}
 }
 
+static void
+window_lines(const Advice *a, PQExpBuffer b, StrList *lines)
+{
+	if (a->windows_starved == 0)
+		return;
+	appendPQExpBuffer(b, "result cache windows starved for want of it: %lld on %s (each a point: no later execution with another constant was served from it)",
+					  a->windows_starved, a->window_column);
+	add_line(lines, b);
+}
+
+/* The evidence of a window suggestion, which has no estimated cost. */
+static void
+window_evidence(const Workload *w, const Advice *a, int replace, StrList *lines)
+{
+	PQExpBufferData b;
+	char		size[64];
+
+	initPQExpBuffer(&b);
+	appendPQExpBuffer(&b, "index %s on %s.%s (window advice)", a->name, a->schema, a->table);
+	add_line(lines, &b);
+	window_lines(a, &b, lines);
+	statement_lines(w, a, &b, lines);
+	appendPQExpBuffer(&b, "rows scanned on %s by the sampled calls: %lld in %.1f ms",
+					  a->window_column, a->rows_scanned, a->time_ms);
+	add_line(lines, &b);
+	format_size(size, sizeof(size), a->size);
+	appendPQExpBuffer(&b, "estimated size: %s", size);
+	add_line(lines, &b);
+	key_line(w, a, &b, lines);
+	redundant_lines(w, a, replace, &b, lines);
+	termPQExpBuffer(&b);
+}
+
 /* The evidence of suggestion a, one comment line per entry. */
 void
 migration_evidence(const Workload *w, const Advice *a, int replace, StrList *lines)
@@ -134,6 +169,11 @@ migration_evidence(const Workload *w, const Advice *a, int replace, StrList *lin
 	PQExpBufferData b;
 	char		size[64];
 
+	if (a->window_only)
+	{
+		window_evidence(w, a, replace, lines);
+		return;
+	}
 	initPQExpBuffer(&b);
 	appendPQExpBuffer(&b, "index %s on %s.%s", a->name, a->schema, a->table);
 	add_line(lines, &b);
@@ -154,6 +194,7 @@ migration_evidence(const Workload *w, const Advice *a, int replace, StrList *lin
 	appendPQExpBuffer(&b, "estimated size: %s", size);
 	add_line(lines, &b);
 	key_line(w, a, &b, lines);
+	window_lines(a, &b, lines);
 	redundant_lines(w, a, replace, &b, lines);
 	termPQExpBuffer(&b);
 }

@@ -4,7 +4,8 @@
  *		Reading the workload: sfcache.index_advice_search() with the
  *		budgets of --max-size and --max-indexes, so that the extension's
  *		configuration search spends them (filtered by --min-calls,
- *		--min-benefit and --table), the search's work, the existing indexes from pg_index with
+ *		--min-benefit and --table), the search's work, sfcache.window_advice
+ *		(fetch_windows), the existing indexes from pg_index with
  *		the constraints they back, sfcache.statements for the evidence and
  *		pg_stats for the key columns. The index definitions are split after
  *		"USING" on the server, by comparing with the prefix format('%I')
@@ -29,6 +30,17 @@ static const char *const advice_sql =
 "  LATERAL (SELECT pg_catalog.format('CREATE INDEX CONCURRENTLY IF NOT EXISTS %I ON %I.%I USING ',\n"
 "           a.index_name, a.schemaname, a.tablename)) AS x(p)\n"
 "ORDER BY 1, 2, a.index_ddl";
+
+static const char *const window_sql =
+"SELECT a.schemaname, a.tablename, a.index_name, a.column_name, a.calls,\n"
+"  a.rows_scanned, a.windows_starved, pg_catalog.array_to_string(a.queryids, ' '),\n"
+"  a.time_ms, COALESCE(a.estimated_size, 0),\n"
+"  CASE WHEN pg_catalog.starts_with(a.index_ddl, x.p)\n"
+"       THEN pg_catalog.substr(a.index_ddl, pg_catalog.length(x.p) + 1) END\n"
+"FROM sfcache.window_advice a,\n"
+"  LATERAL (SELECT pg_catalog.format('CREATE INDEX CONCURRENTLY IF NOT EXISTS %I ON %I.%I USING ',\n"
+"           a.index_name, a.schemaname, a.tablename)) AS x(p)\n"
+"ORDER BY 1, 2, 4";
 
 static const char *const work_sql =
 "SELECT statements, candidates, plannings, max_plannings, truncated, cost_before, cost_after\n"
@@ -297,6 +309,65 @@ fetch_statements(PGconn *conn, Workload *w)
 	PQclear(res);
 }
 
+/* Copy row i of the window advice into a, unless the options filter it out. */
+static int
+window_from_row(PGresult *res, int i, const AdvisorOptions *opts, Advice *a)
+{
+	char	   *ids;
+	char	   *tok;
+	char	   *save = NULL;
+
+	memset(a, 0, sizeof(*a));
+	a->windows_starved = get_ll(res, i, 6);
+	if (a->windows_starved < opts->min_calls ||
+		!table_selected(opts, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1)) ||
+		PQgetisnull(res, i, 10) || !indexdef_parse(PQgetvalue(res, i, 10), &a->def))
+	{
+		indexdef_free(&a->def);
+		return 0;
+	}
+	a->window_only = 1;
+	a->schema = pg_strdup(PQgetvalue(res, i, 0));
+	a->table = pg_strdup(PQgetvalue(res, i, 1));
+	a->ext_name = pg_strdup(PQgetvalue(res, i, 2));
+	a->window_column = pg_strdup(PQgetvalue(res, i, 3));
+	a->calls = get_ll(res, i, 4);
+	a->rows_scanned = get_ll(res, i, 5);
+	a->time_ms = get_double(res, i, 8);
+	a->size = get_ll(res, i, 9);
+	a->absorbed_by = -1;
+	ids = pg_strdup(PQgetvalue(res, i, 7));
+	for (tok = strtok_r(ids, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		strlist_add(&a->queryids, tok);
+	free(ids);
+	return 1;
+}
+
+/*
+ * The window advice (--min-calls applies to the windows starved;
+ * --min-benefit does not: it has no estimated cost), after the index
+ * advice, so that an identical suggestion of the search absorbs it.
+ */
+bool
+fetch_windows(PGconn *conn, const AdvisorOptions *opts, Workload *w)
+{
+	PGresult   *res = advisor_query(conn, "read sfcache.window_advice", window_sql, 0, NULL);
+	int			i;
+
+	if (res == NULL)
+		return false;
+	w->advice = pg_realloc(w->advice, sizeof(Advice) * (w->nadvice + PQntuples(res) + 1));
+	for (i = 0; i < PQntuples(res); i++)
+	{
+		if (window_from_row(res, i, opts, &w->advice[w->nadvice]))
+			w->nadvice++;
+		else
+			w->nfiltered++;
+	}
+	PQclear(res);
+	return true;
+}
+
 /* pg_stats of the tables that keep a suggestion, for the key columns. */
 bool
 fetch_column_stats(PGconn *conn, Workload *w)
@@ -345,7 +416,8 @@ fetch_column_stats(PGconn *conn, Workload *w)
 bool
 fetch_workload(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 {
-	if (!fetch_advice(conn, opts, w) || !fetch_existing(conn, w))
+	if (!fetch_advice(conn, opts, w) || !fetch_windows(conn, opts, w) ||
+		!fetch_existing(conn, w))
 		return false;
 	fetch_statements(conn, w);
 	return true;
@@ -358,6 +430,7 @@ advice_free(Advice *a)
 	free(a->table);
 	free(a->ext_name);
 	free(a->replaces);
+	free(a->window_column);
 	free(a->name);
 	free(a->redundant);
 	indexdef_free(&a->def);

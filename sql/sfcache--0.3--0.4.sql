@@ -256,6 +256,29 @@ JOIN pg_catalog.pg_class c ON c.oid = a.relid
 JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace;
 END;
 
+-- Window advice (issue 31): per range column whose result cache windows
+-- starved for want of an index (points: no later execution with another
+-- constant could be served), the btree index on it, with the evidence.
+CREATE FUNCTION sfcache_internal.window_advice_raw(
+	OUT relid oid, OUT column_name text, OUT index_name text,
+	OUT index_ddl text, OUT windows_starved bigint, OUT queryids bigint[],
+	OUT calls bigint, OUT rows_scanned bigint, OUT time_ms float8,
+	OUT estimated_size bigint)
+RETURNS SETOF record
+LANGUAGE C STRICT VOLATILE
+SET search_path = pg_catalog
+AS 'MODULE_PATHNAME', 'sfcache_window_advice_0_4';
+
+CREATE VIEW sfcache.window_advice AS
+SELECT n.nspname AS schemaname, c.relname AS tablename, w.column_name,
+	w.index_name, w.index_ddl, w.windows_starved, w.queryids, w.calls,
+	w.rows_scanned, w.time_ms, w.estimated_size
+FROM sfcache_internal.window_advice_raw() w
+JOIN pg_catalog.pg_class c ON c.oid = w.relid
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace;
+
+GRANT SELECT ON sfcache.window_advice TO PUBLIC;
+
 -- Every user-facing object has a comment (\df+, \dv+).
 COMMENT ON FUNCTION sfcache.reset() IS
 	'reset the result cache counters of sfcache.stats and sfcache.statements (superuser)';
@@ -269,3 +292,5 @@ COMMENT ON VIEW sfcache.index_advice IS
 	'the suggested indexes: one configuration for the whole recorded workload, verified with hypothetical indexes';
 COMMENT ON VIEW sfcache.table_activity IS
 	'writes and invalidations per table of this database; rates only for writes seen at least a minute apart';
+COMMENT ON VIEW sfcache.window_advice IS
+	'btree indexes on the range columns whose result cache windows starved for want of one, with the windows starved and the statements, in this database';

@@ -7,7 +7,8 @@
  *		records them and counts writes, ProcessUtility counts COPY FROM and
  *		TRUNCATE, and the transaction callback forgets what failed.  The
  *		result cache tells it of each committed invalidation through the
- *		callback AdviceInit() registers.
+ *		callback AdviceInit() registers (and of each starved window through
+ *		advice_window.c's).
  *
  * Only top-level statements are sampled (not those run inside functions or
  * utility commands such as DECLARE CURSOR; EXECUTE and EXPLAIN ANALYZE
@@ -67,6 +68,7 @@ AdviceInit(void)
 	/* after the record's part: its init reads the file into the record */
 	SfcShmemRegister(&AdvicePersistShmemPart);
 	CacheRegisterInvalidationCallback(advice_invalidation);
+	AdviceWindowInit();
 }
 
 /* Should this statement's plan be recorded? */

@@ -23,6 +23,8 @@
  *					of sfcache.advice_search = off) and their variants
  *	advice_merge.c	merged candidates across statements of one table
  *	advice_search.c the configuration search over the whole workload
+ *	advice_window.c	windows of the result cache starved for want of an
+ *					index: recorded, and read back as window advice
  *	advice_sql.c	the SQL-callable functions behind the views
  *
  *-------------------------------------------------------------------------
@@ -50,7 +52,9 @@ typedef enum AdviceRole
 	ADVICE_ROLE_SEQSCAN = 0,	/* qual of a sequential scan */
 	ADVICE_ROLE_FILTER,			/* filter after an index */
 	ADVICE_ROLE_INDEXCOND,		/* index condition of a partly served scan */
-	ADVICE_ROLE_SORT			/* ORDER BY key of a LIMIT over the scan */
+	ADVICE_ROLE_SORT,			/* ORDER BY key of a LIMIT over the scan */
+	ADVICE_ROLE_WINDOW			/* a result cache window starved for want of
+								 * an index on it (calls: windows) */
 } AdviceRole;
 
 /* What kind of index could serve a qual. */
@@ -61,7 +65,8 @@ typedef enum AdviceKind
 	ADVICE_KIND_NULL = 'n',		/* IS NULL: btree equality */
 	ADVICE_KIND_RANGE = 'r',	/* <, <=, >, >=, LIKE 'x%': btree range */
 	ADVICE_KIND_GIN = 'g',		/* jsonb, array, trigram or other GIN operator */
-	ADVICE_KIND_SORT = 's'		/* ORDER BY key */
+	ADVICE_KIND_SORT = 's',		/* ORDER BY key */
+	ADVICE_KIND_WINDOW = 'w'	/* windowed range column: btree, alone */
 } AdviceKind;
 
 /* One classified qual, backend-local. */
@@ -239,6 +244,7 @@ extern bool AdviceUniqueServed(Oid relid, List *eq);
 
 /* advice_rules.c */
 extern List *AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c);
+extern void AdviceCandidateDdl(AdviceCandidate *c);
 
 /* advice_verify.c */
 extern List *AdviceVerify(AdviceContext *ctx);
@@ -271,6 +277,26 @@ extern uint32 AdviceHashText(const char *text);
 
 /* advice_walk.c */
 extern void AdviceRecordExecution(QueryDesc *queryDesc);
+
+/* A column whose windows starved, with the evidence, for the view. */
+typedef struct AdviceWindow
+{
+	Oid			relid;
+	AttrNumber	attnum;
+	char		column[ADVICE_EXPR_LEN];
+	int64		starved;		/* point windows computed for want of it */
+	int			nqueryids;
+	uint64		queryids[ADVICE_QUERYIDS * 2];
+	int64		calls;			/* sampled executions that scanned it (the
+								 * qual that scanned most) */
+	int64		rows_scanned;	/* and their rows and time */
+	double		time_ms;
+	AdviceCandidate *index;		/* the btree index on the column */
+} AdviceWindow;
+
+/* advice_window.c */
+extern void AdviceWindowInit(void);
+extern List *AdviceWindows(void);
 
 /* advice_store.c */
 extern const SfcShmemPart AdviceShmemPart;

@@ -12,12 +12,13 @@
  * kind of entry), the entries (a kind byte, then the entry as it is in
  * shared memory), a trailer with the number of entries, and a CRC-32C of
  * all that. It is written to a temporary name, then durably renamed. A file
- * of another format, PostgreSQL major or library version, or one whose
- * CRC or length does not match, is ignored with a LOG line and removed: the
- * record starts empty. Nothing is written after a crash (the postmaster
- * then exits with a non-zero code) or an immediate shutdown (it exits with
- * 0, but the control file does not say "shut down": no shutdown checkpoint
- * ran, and backends were killed wherever they were), and the file is
+ * of a format this build does not read (ADVICE_FILE_FORMAT), of another
+ * PostgreSQL major or library version, or one whose CRC or length does not
+ * match, is ignored with a LOG line and removed: the record starts empty.
+ * Nothing is written after a crash (the postmaster then exits with a
+ * non-zero code) or an immediate shutdown (it exits with 0, but the control
+ * file does not say "shut down": no shutdown checkpoint ran, and backends
+ * were killed wherever they were), and the file is
  * removed as soon as it is read, so a crash loses what was recorded
  * since the last start, and the file never reaches a base backup of a
  * running server.
@@ -58,7 +59,13 @@
 #define ADVICE_FILE			PGSTAT_STAT_PERMANENT_DIRECTORY "/sfcache_advice.stat"
 #define ADVICE_FILE_TMP		ADVICE_FILE ".tmp"
 #define ADVICE_FILE_MAGIC	0x53464144	/* "SFAD" */
-#define ADVICE_FILE_FORMAT	1
+/*
+ * Format 2: quals may have role ADVICE_ROLE_WINDOW (a reader of format 1
+ * would not know it). A file of format 1 has the same entries without it,
+ * and is read.
+ */
+#define ADVICE_FILE_FORMAT	2
+#define ADVICE_FILE_FORMAT_MIN 1	/* oldest format still read */
 #define ADVICE_FILE_END		0xFF	/* kind byte of the trailer */
 
 typedef struct AdviceFileHeader
@@ -230,7 +237,8 @@ advice_file_problem(const char *data, size_t len)
 	memcpy(&got, data, sizeof(got));
 	if (got.magic != want.magic)
 		return "The file does not start with the magic number of sfcache's index advice.";
-	if (got.format != want.format || got.pg_major != want.pg_major ||
+	if (got.format < ADVICE_FILE_FORMAT_MIN || got.format > want.format ||
+		got.pg_major != want.pg_major ||
 		memcmp(got.library, want.library, sizeof(got.library)) != 0 ||
 		memcmp(got.entry_size, want.entry_size, sizeof(got.entry_size)) != 0)
 		return psprintf("The file was written by sfcache %.15s (file format %u) on PostgreSQL major version %u; this is sfcache %s (file format %u) on %u.",

@@ -75,8 +75,6 @@
 
 #include "advice/advice_internal.h"
 
-static void candidate_ddl(AdviceCandidate *c);
-
 #define ADVICE_STATUS_DISTINCT	16	/* at most this many values: a "status" */
 #define ADVICE_INCLUDE_MAX		3	/* INCLUDE columns at most */
 #define ADVICE_INCLUDE_WIDTH	48	/* their average width, bytes, at most */
@@ -137,7 +135,8 @@ advice_constant_always(AdviceContext *ctx, Oid relid, AdviceQual *q)
 		AdviceQualStats *s = lfirst(lc);
 
 		if (s->key.relid != relid || s->key.attnum != q->attnum ||
-			s->key.opno != q->opno || s->key.role == ADVICE_ROLE_INDEXCOND)
+			s->key.opno != q->opno || s->key.role == ADVICE_ROLE_INDEXCOND ||
+			s->key.role == ADVICE_ROLE_WINDOW)
 			continue;
 		if (s->const_varies)
 			return false;
@@ -445,7 +444,7 @@ advice_sparse_variant(AdviceCandidate *v)
 	if (!AdviceTry(advice_sample_share, &run) || run.notnull_share < 0 ||
 		run.notnull_share > ADVICE_SPARSE_SHARE)
 		return NULL;
-	candidate_ddl(sv);
+	AdviceCandidateDdl(sv);
 	sv->windex = WhatifParseIndexDdl(sv->ddl);
 	sv->windex->pred_share = run.pred_share;
 	WhatifEstimateSizeFromCatalog(sv->windex);
@@ -646,7 +645,7 @@ AdviceCandidateVariants(AdviceContext *ctx, AdviceCandidate *c)
 			continue;
 		if (v->windex == NULL)
 		{
-			candidate_ddl(v);
+			AdviceCandidateDdl(v);
 			v->windex = WhatifParseIndexDdl(v->ddl);
 		}
 		result = lappend(result, v);
@@ -763,8 +762,8 @@ advice_pred_sql(AdviceCandidate *c)
 }
 
 /* Set c->name and c->ddl: CREATE INDEX CONCURRENTLY IF NOT EXISTS ... */
-static void
-candidate_ddl(AdviceCandidate *c)
+void
+AdviceCandidateDdl(AdviceCandidate *c)
 {
 	StringInfoData name;
 	StringInfoData ddl;

@@ -3,8 +3,8 @@
  * advice_sql.c
  *		SQL-callable functions behind sfcache.index_advice,
  *		sfcache.advice_quals and sfcache.table_activity, and
- *		sfcache.index_advice_search(), sfcache.index_advice_work() and
- *		sfcache.advice_reset().
+ *		sfcache.index_advice_search(), sfcache.index_advice_work(),
+ *		sfcache.window_advice and sfcache.advice_reset().
  *
  * sfcache.index_advice_search(max_size, max_indexes) runs the
  * configuration search (advice_search.c) within the budgets (NULL: none);
@@ -39,6 +39,7 @@ SFC_FUNCTION_INFO_V1(sfcache_advice_quals_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_table_activity_0_1);
 SFC_FUNCTION_INFO_V1(sfcache_table_activity_0_4);
 SFC_FUNCTION_INFO_V1(sfcache_advice_reset_0_1);
+SFC_FUNCTION_INFO_V1(sfcache_window_advice_0_4);
 
 #define ADVICE_EVIDENCE_QUERYIDS 8
 #define ADVICE_DDL_PREFIX "CREATE INDEX CONCURRENTLY IF NOT EXISTS "
@@ -48,7 +49,7 @@ static AdviceSearchWork advice_last_work;
 static bool advice_have_work = false;
 
 static const char *const advice_role_names[] = {
-	"seq scan", "filter", "index cond", "order by"
+	"seq scan", "filter", "index cond", "order by", "window"
 };
 
 /* A bigint[] of query ids. */
@@ -399,6 +400,41 @@ sfcache_table_activity_0_4(PG_FUNCTION_ARGS)
 		values[4] = Int64GetDatum(t->invalidations);
 		values[5] = TimestampTzGetDatum(t->last_invalidation);
 		nulls[5] = t->last_invalidation == 0;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * sfcache.window_advice: per column whose result cache windows starved for
+ * want of an index, the btree index on it and the evidence; names unique
+ * among the rows and the schema's relations, as the index advice's.
+ */
+Datum
+sfcache_window_advice_0_4(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	List	   *names = NIL;
+	ListCell   *lc;
+
+	InitMaterializedSRF(fcinfo, 0);
+	foreach(lc, AdviceWindows())
+	{
+		AdviceWindow *w = lfirst(lc);
+		Datum		values[10];
+		bool		nulls[10] = {false, false, false, false, false, false, false, false, false, false};
+
+		advice_unique_name(w->index, &names);
+		values[0] = ObjectIdGetDatum(w->relid);
+		values[1] = CStringGetTextDatum(w->column);
+		values[2] = CStringGetTextDatum(w->index->name);
+		values[3] = CStringGetTextDatum(w->index->ddl);
+		values[4] = Int64GetDatum(w->starved);
+		values[5] = advice_queryid_array(w->queryids, w->nqueryids);
+		values[6] = Int64GetDatum(w->calls);
+		values[7] = Int64GetDatum(w->rows_scanned);
+		values[8] = Float8GetDatum(w->time_ms);
+		values[9] = Int64GetDatum(WhatifSizeBytes(w->index->windex));
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

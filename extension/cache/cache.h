@@ -70,6 +70,20 @@ typedef void (*CacheInvalidationCallback) (Oid relid);
 extern void CacheRegisterInvalidationCallback(CacheInvalidationCallback callback);
 
 /*
+ * cache_window_bounds.c: called when a leader's window on (relid, attno),
+ * compared by opno (column on the left) in statement queryid, came out as
+ * a point for want of an index: the relation has no descendants, the
+ * result is to be stored, the leader's scan did not read every row
+ * passing the conjunct's filters, and no btree index without predicate
+ * leads with the column in the comparison's family and collation. One
+ * callback (the index advice counts starved windows).
+ */
+typedef void (*CacheWindowStarvedCallback) (Oid relid, AttrNumber attno, Oid opno,
+											uint64 queryid);
+
+extern void CacheRegisterWindowStarvedCallback(CacheWindowStarvedCallback callback);
+
+/*
  * cache_inval_commit.c: told of each commit that invalidates something, to carry
  * it to other nodes (the Redis bus, extension/bus). BEGIN comes before the
  * commit record is written, DONE after the commit became visible (with the

@@ -165,7 +165,7 @@ extern bool CacheWindowWatchBounds(const CacheWindowWatch *watch, int i, bool *h
 /* cache_window_bounds.c */
 extern void CacheWindowsCompute(const CacheWindowProbe *probe, const CacheWindowWatch *watch,
 								bool ranges, ParamListInfo params, Snapshot snapshot,
-								StringInfo out);
+								uint64 queryid, StringInfo out);
 extern bool CacheWindowsContain(const char *windows, Size len, CacheWindowProbe *probe);
 extern void CacheWindowsExplain(const CacheWindowProbe *probe, const char *windows,
 								Size len, ExplainState *es);

@@ -432,7 +432,8 @@ run_as_leader(CacheScanState *state, CacheKey key, CacheKey entry_key)
 		{
 			INSTR_TIME_SET_CURRENT(started);
 			CacheWindowsCompute(state->probe, watch, keep, estate->es_param_list_info,
-								GetActiveSnapshot(), &state->windows);
+								GetActiveSnapshot(), state->priv.query->queryId,
+								&state->windows);
 			state->window_us = us_since(&started);
 		}
 		PopActiveSnapshot();

@@ -24,6 +24,8 @@
  * relation with descendants, or for a result that will not be stored, the
  * window is the constant itself (its image: served again only for the same
  * constant, as an exact key). Nothing ever reads the table a second time.
+ * A point for want of an index, the only one an index would widen, is
+ * told to the callback registered (the index advice's).
  *
  * The windows of an entry are one byte string, stored with its result
  * (cache_store.c): per windowed constant a WindowHeader, then MAXALIGNed
@@ -53,6 +55,8 @@
 #include "cache/cache_internal.h"
 
 #define CACHE_WINDOW_INDEX_ROWS 1000	/* rows failing the filters, per side */
+
+static CacheWindowStarvedCallback window_starved_callback = NULL;
 
 typedef enum WindowKind
 {
@@ -94,6 +98,7 @@ typedef struct BoundScan
 	ExprState  *filters;
 	ExprContext *econtext;
 	TupleTableSlot *slot;
+	uint64		queryid;		/* the statement's, for the starved callback */
 } BoundScan;
 
 /* Does "column <= c" (or > c) split the values at c itself? */
@@ -321,6 +326,11 @@ compute_window(BoundScan *bs, const CacheWindowWatch *watch, int i, Bound *lo, B
 		index_close(index, AccessShareLock);
 		return WINDOW_RANGE;
 	}
+	if (window_starved_callback != NULL)
+		window_starved_callback(bs->v->spec->relid, bs->v->spec->attno,
+								get_opfamily_member(bs->v->spec->opfamily, bs->v->spec->lefttype,
+													bs->v->spec->righttype, bs->v->spec->strategy),
+								bs->queryid);
 	return WINDOW_POINT;
 }
 
@@ -332,7 +342,7 @@ compute_window(BoundScan *bs, const CacheWindowWatch *watch, int i, Bound *lo, B
  */
 void
 CacheWindowsCompute(const CacheWindowProbe *probe, const CacheWindowWatch *watch, bool ranges,
-					ParamListInfo params, Snapshot snapshot, StringInfo out)
+					ParamListInfo params, Snapshot snapshot, uint64 queryid, StringInfo out)
 {
 	EState	   *estate;
 
@@ -357,6 +367,7 @@ CacheWindowsCompute(const CacheWindowProbe *probe, const CacheWindowWatch *watch
 		}
 		bs.rel = table_open(v->spec->relid, AccessShareLock);
 		bs.snapshot = snapshot;
+		bs.queryid = queryid;
 		bs.slot = table_slot_create(bs.rel, NULL);
 		bs.econtext = GetPerTupleExprContext(estate);
 		bs.filters = v->spec->filters ? ExecPrepareQual(v->spec->filters, estate) : NULL;
@@ -366,6 +377,15 @@ CacheWindowsCompute(const CacheWindowProbe *probe, const CacheWindowWatch *watch
 		append_window(out, v, kind, &lo, &hi, bs.collen, bs.colbyval);
 	}
 	FreeExecutorState(estate);
+}
+
+/* From an Init: tell callback of each point window an index would widen. */
+void
+CacheRegisterWindowStarvedCallback(CacheWindowStarvedCallback callback)
+{
+	if (window_starved_callback != NULL)
+		elog(ERROR, "sfcache window starved callback already registered");
+	window_starved_callback = callback;
 }
 
 /* ---- at a lookup ---- */
