@@ -441,6 +441,8 @@ extern void CacheStatsCount(CacheStat counter, uint64 queryid);
 extern void CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid,
 							 uint64 saved_us);
 extern void CacheStatsAddTime(CacheTime time, uint64 queryid, uint64 us);
+extern void CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us,
+							 uint64 window_us);
 extern void CacheStatsBypass(CacheBypass why, uint64 queryid);
 extern void CacheStatsStored(uint64 queryid, Size bytes);
 extern void CacheStatsRegisterStatement(uint64 queryid, const char *query_text, int len);

@@ -270,22 +270,6 @@ run_inactive(CacheScanState *state)
 }
 
 /*
- * A leader's execution counts once: as a leader execution when it
- * published its result (stored, or handed to the followers in coalesce
- * mode), as not admitted, or as a bypass for why it could not store.
- */
-static void
-count_leader_outcome(CacheBypass why, uint64 queryid)
-{
-	if (why == CACHE_BYPASS_NONE)
-		CacheStatsCount(CACHE_STAT_LEADER_EXECUTIONS, queryid);
-	else if (why == CACHE_BYPASS_NOT_ADMITTED)
-		CacheStatsCount(CACHE_STAT_NOT_ADMITTED, queryid);
-	else
-		CacheStatsBypass(why, queryid);
-}
-
-/*
  * A leader served from the shared tier (cache_shared.c): a hit, adopted
  * into the local store with the generations read before the tier's rule
  * was checked, under the local store rule (the caller checked it).
@@ -454,10 +438,8 @@ run_as_leader(CacheScanState *state, CacheKey key, CacheKey entry_key)
 		state->bypass = standby_why;
 	publish_leader_result(state, entry_key, rr, &gens, &shared, tupdesc, ttl_s, keep);
 	CacheSharedFinish(&shared, false, NULL, tupdesc, 0);
-	count_leader_outcome(state->bypass, state->priv.query->queryId);
-	CacheStatsAddTime(CACHE_TIME_LEADER, state->priv.query->queryId, state->exec_us);
-	if (state->probe != NULL)
-		CacheStatsAddTime(CACHE_TIME_WINDOW, state->priv.query->queryId, state->window_us);
+	CacheStatsLeader(state->bypass, state->priv.query->queryId, state->exec_us,
+					 state->window_us);
 	state->rows = rr->buf.data;
 	state->rows_len = rr->buf.len;
 	if ((state->send_datarows || state->may_run_again) && rr->spill == NULL &&

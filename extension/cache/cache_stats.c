@@ -292,6 +292,44 @@ CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid, uint64 saved
 									s->times_us[CACHE_TIME_SAVED] += saved_us));
 }
 
+/* A leader's outcome in a statement's counters (under its spinlock). */
+static inline void
+add_leader(StatementStats *s, CacheBypass why, uint64 exec_us, uint64 window_us)
+{
+	if (why == CACHE_BYPASS_NONE)
+		s->counters[CACHE_STAT_LEADER_EXECUTIONS]++;
+	else if (why == CACHE_BYPASS_NOT_ADMITTED)
+		s->counters[CACHE_STAT_NOT_ADMITTED]++;
+	else
+	{
+		s->bypasses++;
+		s->last_bypass = why;
+	}
+	s->times_us[CACHE_TIME_LEADER] += exec_us;
+	s->times_us[CACHE_TIME_WINDOW] += window_us;
+}
+
+/*
+ * A leader's execution counts once: as a leader execution when it
+ * published its result (stored, or handed to the followers in coalesce
+ * mode), as not admitted, or as a bypass for why it could not store; with
+ * its run and its windows' time, in one visit to its statement.
+ */
+void
+CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us, uint64 window_us)
+{
+	if (why == CACHE_BYPASS_NONE)
+		pg_atomic_fetch_add_u64(&stats->counters[CACHE_STAT_LEADER_EXECUTIONS], 1);
+	else if (why == CACHE_BYPASS_NOT_ADMITTED)
+		pg_atomic_fetch_add_u64(&stats->counters[CACHE_STAT_NOT_ADMITTED], 1);
+	else
+		pg_atomic_fetch_add_u64(&stats->bypasses[why], 1);
+	pg_atomic_fetch_add_u64(&stats->times_us[CACHE_TIME_LEADER], exec_us);
+	pg_atomic_fetch_add_u64(&stats->times_us[CACHE_TIME_WINDOW], window_us);
+	if (queryid != 0)
+		WITH_STATEMENT(queryid, s, add_leader(s, why, exec_us, window_us));
+}
+
 void
 CacheStatsAddTime(CacheTime time, uint64 queryid, uint64 us)
 {
