@@ -230,6 +230,7 @@ extern void CacheInheritanceEpochBump(void);
 
 extern bool CacheIsCaptureFunction(Oid fnoid);
 extern List *CacheTrackedColumnsOf(Oid relid);
+extern bool CacheTableAlone(Oid relid, bool *tracked);
 extern bool CacheColumnIsTracked(List *columns, const char *attname);
 extern char *CacheColumnUntrackable(Oid relid, const char *attname);
 extern List *CacheStatementTags(Query *query);
@@ -263,6 +264,7 @@ extern const SfcShmemPart CacheInvalShmemPart;
 extern uint32 CacheAnyRowCounter(Oid relid);
 extern uint32 CacheWholeRelationCounter(Oid relid);
 extern uint32 CacheTagCounter(Oid relid, const char *attname, uint32 valuehash);
+extern uint32 CacheTagCounterOf(Oid relid, uint32 column_hash, uint32 valuehash);
 extern uint32 CacheTagColumnHash(const char *attname);
 extern bool CacheGenSnapshotTake(const uint32 *counters, int ncounters, CacheGenSnapshot *snap);
 extern bool CacheGenSnapshotIsCurrent(const CacheGenSnapshot *snap);
@@ -296,7 +298,7 @@ extern bool CacheWalSnapshotPastStart(Snapshot snapshot);
 
 extern void CacheNoteRelationWrite(Oid relid);
 extern void CacheNoteRowWrite(Oid relid);
-extern void CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash);
+extern void CacheNoteCapturedRow(Oid relid, uint32 column_hash, uint32 valuehash);
 extern void CacheNoteUncapturedRow(Oid relid);
 extern void CacheNotePlanChange(Oid relid);
 extern void CacheNoteGlobalWrite(void);
