@@ -307,6 +307,21 @@ TRUNCATE notif;
 :o SELECT count(*) FROM notif WHERE user_id = 7;
 SELECT count(*) FROM notif WHERE user_id = 7;
 
+-- A table written untracked, then tracked: the session forgets what it
+-- knew of the table, and captures its next writes (u7 stays a hit).
+CREATE TABLE late (id int, user_id int);
+INSERT INTO late VALUES (1, 7);
+SELECT sfcache.track('late', 'user_id');
+SELECT count(*) FROM late WHERE user_id = 7;
+INSERT INTO late VALUES (2, 5);
+:o SELECT count(*) FROM late WHERE user_id = 7;
+-- and untracked again, every write drops every result
+SELECT sfcache.untrack('late', 'user_id');
+SELECT count(*) FROM late WHERE user_id = 7;
+INSERT INTO late VALUES (3, 5);
+:o SELECT count(*) FROM late WHERE user_id = 7;
+DROP TABLE late;
+
 -- Bad input.
 SELECT sfcache.track('notif', 'no_such_column');
 SELECT sfcache.track('my_notif', 'user_id');
