@@ -210,7 +210,10 @@ extern bool CacheNodeReadsCatalogs(Node *node);
 
 typedef struct CacheCounterSet
 {
-	struct counterset_hash *table;	/* NULL while empty */
+	uint32	   *members;		/* in the order added; NULL before the first */
+	int			nmembers;
+	int			capacity;
+	struct counterset_hash *table;	/* once more than a few, for lookups */
 } CacheCounterSet;
 
 extern bool CacheCounterSetAdd(CacheCounterSet *set, uint32 counter);

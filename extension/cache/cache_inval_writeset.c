@@ -45,7 +45,7 @@
 static List *written_relids = NIL;
 static List *whole_relids = NIL;
 static List *captured = NIL;
-static CacheCounterSet written_counters = {NULL};
+static CacheCounterSet written_counters = {NULL, 0, 0, NULL};
 static int	written_tags = 0;
 static bool tags_overflowed = false;
 
