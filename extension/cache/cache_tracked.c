@@ -199,9 +199,10 @@ CacheTableAlone(Oid relid, bool *tracked)
 	{
 		Relation	rel = relation_open(relid, AccessShareLock);
 		List	   *columns = tracked_columns(rel);
-		bool		alone = rel->rd_rel->relkind == RELKIND_RELATION &&
-			!rel->rd_rel->relhassubclass && !rel->rd_rel->relispartition;
+		bool		alone;
 
+		alone = rel->rd_rel->relkind == RELKIND_RELATION &&
+			!rel->rd_rel->relhassubclass && !rel->rd_rel->relispartition;
 		relation_close(rel, NoLock);
 		/* opening it may have run the callback: enter after */
 		entry = hash_search(alone_memo, &relid, HASH_ENTER, &found);
