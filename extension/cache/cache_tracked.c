@@ -173,9 +173,9 @@ forget_alone(Datum arg, Oid relid)
  * Is relid a table (no partitioned table, view...) with no children and no
  * partitioned parent? Then *tracked says whether its capture triggers name
  * any column. An inheritance parent the caller checks itself
- * (CacheRelationAncestors). The caller holds a lock on relid that keeps
- * trigger DDL out (a writer's RowExclusiveLock), taken after the last
- * change it could have missed: taking it processed the invalidations.
+ * (CacheRelationAncestors). The caller has locked relid (a writer's
+ * RowExclusiveLock; COPY FROM's AccessShareLock first): taking the lock
+ * processed the invalidations of every change committed before it.
  */
 bool
 CacheTableAlone(Oid relid, bool *tracked)
