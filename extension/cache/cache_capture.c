@@ -14,6 +14,12 @@
  * the table no longer has) makes the write count for the whole relation.
  * Null values are no tag: no equality with a constant selects them.
  *
+ * What each tracked column needs (its number, collation, hash function
+ * and the hash of its name) is looked up at the trigger's first row of a
+ * statement and kept in the trigger's FmgrInfo (fn_extra), which lives as
+ * long as the statement's executor state: the table stays locked against
+ * DDL for as long, so the lookups cannot go stale.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -31,6 +37,25 @@
 
 SFC_FUNCTION_INFO_V1(sfcache_capture_0_3);
 
+/* One tracked column, as the trigger hashes it. */
+typedef struct CaptureColumn
+{
+	AttrNumber	attnum;
+	Oid			collation;
+	uint32		column_hash;	/* CacheTagColumnHash of its name */
+	FmgrInfo	hash;			/* the type's default hash function */
+} CaptureColumn;
+
+/* One capture trigger of one table, for the rows of one statement. */
+typedef struct CaptureColumns
+{
+	Oid			tgoid;
+	Oid			relid;
+	bool		hashable;		/* false: every row counts whole */
+	int			ncolumns;
+	CaptureColumn columns[FLEXIBLE_ARRAY_MEMBER];
+} CaptureColumns;
+
 /* The column named attname, or InvalidAttrNumber. */
 static AttrNumber
 column_number(TupleDesc tupdesc, const char *attname)
@@ -46,34 +71,68 @@ column_number(TupleDesc tupdesc, const char *attname)
 }
 
 /*
- * Note the tag of one column of one row version. False when the value
- * cannot be hashed the way readers hash their constants.
+ * Look up how to hash column attname of tupdesc into col; false when its
+ * values cannot be hashed the way readers hash their constants.
  */
 static bool
-capture_value(Relation rel, TupleTableSlot *slot, const char *attname)
+resolve_column(TupleDesc tupdesc, const char *attname, CaptureColumn *col,
+			   MemoryContext cxt)
 {
-	AttrNumber	attnum = column_number(slot->tts_tupleDescriptor, attname);
+	AttrNumber	attnum = column_number(tupdesc, attname);
 	Form_pg_attribute att;
 	TypeCacheEntry *typentry;
-	Datum		value;
-	bool		isnull;
-	uint32		hash;
 
 	if (attnum == InvalidAttrNumber)
 		return false;
-	att = TupleDescAttr(slot->tts_tupleDescriptor, attnum - 1);
+	att = TupleDescAttr(tupdesc, attnum - 1);
 	if (OidIsValid(att->attcollation) && !get_collation_isdeterministic(att->attcollation))
 		return false;
-	typentry = lookup_type_cache(att->atttypid, TYPECACHE_HASH_PROC_FINFO);
+	typentry = lookup_type_cache(att->atttypid, TYPECACHE_HASH_PROC);
 	if (!OidIsValid(typentry->hash_proc))
 		return false;
+	col->attnum = attnum;
+	col->collation = att->attcollation;
+	col->column_hash = CacheTagColumnHash(attname);
+	fmgr_info_cxt(typentry->hash_proc, &col->hash, cxt);
+	return true;
+}
 
-	value = slot_getattr(slot, attnum, &isnull);
+/* The columns of the trigger being called, looked up at its first row. */
+static CaptureColumns *
+capture_columns(FunctionCallInfo fcinfo, TriggerData *trigdata)
+{
+	FmgrInfo   *flinfo = fcinfo->flinfo;
+	CaptureColumns *cc = flinfo->fn_extra;
+	Trigger    *trig = trigdata->tg_trigger;
+	Oid			relid = RelationGetRelid(trigdata->tg_relation);
+
+	if (cc != NULL && cc->tgoid == trig->tgoid && cc->relid == relid)
+		return cc;
+	cc = MemoryContextAllocZero(flinfo->fn_mcxt,
+								offsetof(CaptureColumns, columns) +
+								trig->tgnargs * sizeof(CaptureColumn));
+	cc->tgoid = trig->tgoid;
+	cc->relid = relid;
+	cc->hashable = true;
+	cc->ncolumns = trig->tgnargs;
+	for (int a = 0; a < trig->tgnargs && cc->hashable; a++)
+		cc->hashable = resolve_column(RelationGetDescr(trigdata->tg_relation),
+									  trig->tgargs[a], &cc->columns[a],
+									  flinfo->fn_mcxt);
+	flinfo->fn_extra = cc;
+	return cc;
+}
+
+/* The hash of col's value in slot; false if it is null. */
+static bool
+value_hash(CaptureColumn *col, TupleTableSlot *slot, uint32 *hash)
+{
+	bool		isnull;
+	Datum		value = slot_getattr(slot, col->attnum, &isnull);
+
 	if (isnull)
-		return true;
-	hash = DatumGetUInt32(FunctionCall1Coll(&typentry->hash_proc_finfo,
-											att->attcollation, value));
-	CacheNoteCapturedRow(RelationGetRelid(rel), attname, hash);
+		return false;
+	*hash = DatumGetUInt32(FunctionCall1Coll(&col->hash, col->collation, value));
 	return true;
 }
 
@@ -81,9 +140,9 @@ Datum
 sfcache_capture_0_3(PG_FUNCTION_ARGS)
 {
 	TriggerData *trigdata = (TriggerData *) fcinfo->context;
-	Trigger    *trig;
-	Relation	rel;
-	bool		ok = true;
+	CaptureColumns *cc;
+	Oid			relid;
+	bool		update;
 
 	if (!CALLED_AS_TRIGGER(fcinfo))
 		ereport(ERROR,
@@ -97,18 +156,29 @@ sfcache_capture_0_3(PG_FUNCTION_ARGS)
 				 errmsg("sfcache.capture() must be an AFTER ... FOR EACH ROW trigger"),
 				 errhint("Use sfcache.track(table, columns) to track a table's columns.")));
 
-	trig = trigdata->tg_trigger;
-	rel = trigdata->tg_relation;
-	for (int a = 0; a < trig->tgnargs && ok; a++)
+	cc = capture_columns(fcinfo, trigdata);
+	relid = RelationGetRelid(trigdata->tg_relation);
+	if (!cc->hashable)
 	{
-		const char *attname = trig->tgargs[a];
+		CacheNoteUncapturedRow(relid);
+		return PointerGetDatum(NULL);
+	}
+	update = TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event);
+	for (int a = 0; a < cc->ncolumns; a++)
+	{
+		CaptureColumn *col = &cc->columns[a];
+		uint32		old_hash = 0;
+		uint32		new_hash;
+		bool		old_notnull;
 
 		/* the old version of an UPDATE or DELETE, the new one of an INSERT */
-		ok = capture_value(rel, trigdata->tg_trigslot, attname);
-		if (ok && TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
-			ok = capture_value(rel, trigdata->tg_newslot, attname);
+		old_notnull = value_hash(col, trigdata->tg_trigslot, &old_hash);
+		if (old_notnull)
+			CacheNoteCapturedRow(relid, col->column_hash, old_hash);
+		/* an unchanged value names the same tag */
+		if (update && value_hash(col, trigdata->tg_newslot, &new_hash) &&
+			!(old_notnull && new_hash == old_hash))
+			CacheNoteCapturedRow(relid, col->column_hash, new_hash);
 	}
-	if (!ok)
-		CacheNoteUncapturedRow(RelationGetRelid(rel));
 	return PointerGetDatum(NULL);
 }

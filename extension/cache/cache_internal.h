@@ -210,7 +210,10 @@ extern bool CacheNodeReadsCatalogs(Node *node);
 
 typedef struct CacheCounterSet
 {
-	struct counterset_hash *table;	/* NULL while empty */
+	uint32	   *members;		/* in the order added; NULL before the first */
+	int			nmembers;
+	int			capacity;
+	struct counterset_hash *table;	/* once more than a few, for lookups */
 } CacheCounterSet;
 
 extern bool CacheCounterSetAdd(CacheCounterSet *set, uint32 counter);
@@ -230,6 +233,7 @@ extern void CacheInheritanceEpochBump(void);
 
 extern bool CacheIsCaptureFunction(Oid fnoid);
 extern List *CacheTrackedColumnsOf(Oid relid);
+extern bool CacheTableAlone(Oid relid, bool *tracked);
 extern bool CacheColumnIsTracked(List *columns, const char *attname);
 extern char *CacheColumnUntrackable(Oid relid, const char *attname);
 extern List *CacheStatementTags(Query *query);
@@ -263,6 +267,7 @@ extern const SfcShmemPart CacheInvalShmemPart;
 extern uint32 CacheAnyRowCounter(Oid relid);
 extern uint32 CacheWholeRelationCounter(Oid relid);
 extern uint32 CacheTagCounter(Oid relid, const char *attname, uint32 valuehash);
+extern uint32 CacheTagCounterOf(Oid relid, uint32 column_hash, uint32 valuehash);
 extern uint32 CacheTagColumnHash(const char *attname);
 extern bool CacheGenSnapshotTake(const uint32 *counters, int ncounters, CacheGenSnapshot *snap);
 extern bool CacheGenSnapshotIsCurrent(const CacheGenSnapshot *snap);
@@ -296,7 +301,7 @@ extern bool CacheWalSnapshotPastStart(Snapshot snapshot);
 
 extern void CacheNoteRelationWrite(Oid relid);
 extern void CacheNoteRowWrite(Oid relid);
-extern void CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash);
+extern void CacheNoteCapturedRow(Oid relid, uint32 column_hash, uint32 valuehash);
 extern void CacheNoteUncapturedRow(Oid relid);
 extern void CacheNotePlanChange(Oid relid);
 extern void CacheNoteGlobalWrite(void);

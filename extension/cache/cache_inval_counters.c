@@ -155,6 +155,13 @@ CacheTagCounter(Oid relid, const char *attname, uint32 valuehash)
 	return tag_counter(MyDatabaseId, relid, CacheTagColumnHash(attname), valuehash);
 }
 
+/* The same with the column's name hashed already (CacheTagColumnHash). */
+uint32
+CacheTagCounterOf(Oid relid, uint32 column_hash, uint32 valuehash)
+{
+	return tag_counter(MyDatabaseId, relid, column_hash, valuehash);
+}
+
 /* Pure: the generation and in-flight counters. */
 static Size
 inval_shmem_size(void)

@@ -24,8 +24,10 @@
  * they are plan changes, not writes.
  *
  * Locking: no shared state of its own. Relation names are looked up with
- * NoLock, before the command takes its own locks; a trigger's table is
- * read from pg_trigger under AccessShareLock.
+ * NoLock, before the command takes its own locks, except COPY FROM's
+ * table, locked AccessShare first to read its capture triggers as
+ * committed; a trigger's table is read from pg_trigger under
+ * AccessShareLock.
  *
  *-------------------------------------------------------------------------
  */
@@ -61,6 +63,7 @@
 #include "executor/executor.h"
 #include "nodes/bitmapset.h"
 #include "parser/parsetree.h"
+#include "storage/lmgr.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/snapmgr.h"
@@ -106,7 +109,17 @@ note_utility_writes(Node *stmt)
 	{
 		case T_CopyStmt:
 			if (((CopyStmt *) stmt)->is_from)
-				CacheNoteRowWrite(relid_of(((CopyStmt *) stmt)->relation));
+			{
+				Oid			relid = relid_of(((CopyStmt *) stmt)->relation);
+
+				/*
+				 * Before COPY takes its own lock: lock now, so that trigger
+				 * DDL committed since this transaction's last lock is seen.
+				 */
+				if (OidIsValid(relid))
+					LockRelationOid(relid, AccessShareLock);
+				CacheNoteRowWrite(relid);
+			}
 			break;
 		case T_RefreshMatViewStmt:
 			CacheNoteRelationWrite(relid_of(((RefreshMatViewStmt *) stmt)->relation));

@@ -45,7 +45,7 @@
 static List *written_relids = NIL;
 static List *whole_relids = NIL;
 static List *captured = NIL;
-static CacheCounterSet written_counters = {NULL};
+static CacheCounterSet written_counters = {NULL, 0, 0, NULL};
 static int	written_tags = 0;
 static bool tags_overflowed = false;
 
@@ -132,6 +132,15 @@ note_whole_relation(Oid relid)
 	note_counter(CacheWholeRelationCounter(relid));
 }
 
+/* One relation written, all its rows. */
+static void
+note_whole_write(Oid rel)
+{
+	note_written_relation(rel);
+	note_counter(CacheAnyRowCounter(rel));
+	note_whole_relation(rel);
+}
+
 /*
  * Remember that the current transaction writes this relation in a way
  * whose rows are not captured (DDL, REFRESH, a table with no active
@@ -150,13 +159,7 @@ CacheNoteRelationWrite(Oid relid)
 		return;
 	rels = relations_affected_by_write(relid);
 	foreach(lc, rels)
-	{
-		Oid			rel = lfirst_oid(lc);
-
-		note_written_relation(rel);
-		note_counter(CacheAnyRowCounter(rel));
-		note_whole_relation(rel);
-	}
+		note_whole_write(lfirst_oid(lc));
 	list_free(rels);
 }
 
@@ -253,16 +256,19 @@ captured_write_is_whole(Oid x, List *targets, List *target_columns)
 	return relkind != RELKIND_RELATION || !list_member_oid(targets, x) || has_subclass(x);
 }
 
-/* Remember a target whose rows the capture trigger will report. */
+/*
+ * Remember a target whose rows the capture trigger will report;
+ * partition: whether it may be a partition (look its ancestors up).
+ */
 static void
-remember_captured(Oid t)
+remember_captured(Oid t, bool partition)
 {
 	List	   *with_ancestors = list_make1_oid(t);
 	MemoryContext oldcxt;
 	CapturedRelation *c;
 
 	/* get_partition_ancestors() scans pg_inherits even for a non-partition */
-	if (get_rel_relispartition(t))
+	if (partition && get_rel_relispartition(t))
 		with_ancestors = list_concat(with_ancestors, get_partition_ancestors(t));
 	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
 	c = palloc(sizeof(CapturedRelation));
@@ -296,10 +302,29 @@ CacheNoteRowWrite(Oid relid)
 	List	   *targets;
 	List	   *target_columns;
 	ListCell   *lc;
+	bool		tracked;
 
 	if (!OidIsValid(relid) || list_member_oid(whole_relids, relid) ||
 		find_captured(relid) != NULL)
 		return;
+
+	/*
+	 * A table with no children and no parent, the common case, is all its
+	 * rows land in: what the general path below decides for it, without a
+	 * catalog lookup.
+	 */
+	if (CacheTableAlone(relid, &tracked) && CacheRelationAncestors(relid) == NIL)
+	{
+		if (!tracked)
+			note_whole_write(relid);
+		else
+		{
+			note_written_relation(relid);
+			note_counter(CacheAnyRowCounter(relid));
+			remember_captured(relid, false);
+		}
+		return;
+	}
 
 	/*
 	 * An untracked table is written whole without looking further: only a
@@ -326,21 +351,21 @@ CacheNoteRowWrite(Oid relid)
 		Oid			t = lfirst_oid(lc);
 
 		if (get_rel_relkind(t) == RELKIND_RELATION && find_captured(t) == NULL)
-			remember_captured(t);
+			remember_captured(t, true);
 	}
 }
 
 /*
  * The capture trigger (cache_capture.c) saw a row of rel whose tracked
- * column attname has a value hashing to valuehash (the old or the new
- * version of the row). Bumped at commit for the relation and its
+ * column (column_hash: CacheTagColumnHash of its name) has a value hashing
+ * to valuehash (the old or the new version of the row). Bumped at commit for the relation and its
  * partitioned ancestors. A row of a relation no statement of this
  * transaction announced (a path that does not go through ExecutorStart or
  * COPY), and every row once the transaction has captured more than
  * sfcache.max_tags_per_transaction values, counts for the whole relation.
  */
 void
-CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash)
+CacheNoteCapturedRow(Oid relid, uint32 column_hash, uint32 valuehash)
 {
 	CapturedRelation *c = find_captured(relid);
 	ListCell   *lc;
@@ -352,7 +377,7 @@ CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash)
 	}
 	foreach(lc, c->with_ancestors)
 	{
-		uint32		counter = CacheTagCounter(lfirst_oid(lc), attname, valuehash);
+		uint32		counter = CacheTagCounterOf(lfirst_oid(lc), column_hash, valuehash);
 
 		if (!note_counter(counter))
 			continue;
@@ -360,7 +385,7 @@ CacheNoteCapturedRow(Oid relid, const char *attname, uint32 valuehash)
 		if (n_commit_tags < CACHE_MAX_COMMIT_TAGS)
 		{
 			commit_tags[n_commit_tags].relid = lfirst_oid(lc);
-			commit_tags[n_commit_tags].column_hash = CacheTagColumnHash(attname);
+			commit_tags[n_commit_tags].column_hash = column_hash;
 			commit_tags[n_commit_tags].value_hash = valuehash;
 			n_commit_tags++;
 		}

@@ -15,6 +15,13 @@
  * C function sfcache_capture_0_3: only a superuser can create a C
  * function, so no other role can pass another function off as it.
  *
+ * Writers ask of every statement whether its table is tracked: for a
+ * table with no children and no partitioned parent, the answer is kept
+ * per backend (CacheTableAlone) until the table's relcache entry is
+ * invalidated, which trigger DDL, a child inherited or attached
+ * (SetRelationHasSubclass invalidates even when the flag stays set) and
+ * any change to its pg_class row all do.
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -36,6 +43,8 @@
 #include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
 
 #include "cache/cache_internal.h"
 
@@ -132,6 +141,77 @@ CacheTrackedColumnsOf(Oid relid)
 
 	relation_close(rel, NoLock);
 	return columns;
+}
+
+/* What CacheTableAlone remembers of a relation. */
+typedef struct AloneEntry
+{
+	Oid			relid;			/* hash key */
+	bool		alone;			/* a table, no children, not a partition */
+	bool		tracked;		/* an active capture trigger names columns */
+} AloneEntry;
+
+static HTAB *alone_memo = NULL;
+
+static void
+forget_alone(Datum arg, Oid relid)
+{
+	HASH_SEQ_STATUS status;
+	AloneEntry *entry;
+
+	if (OidIsValid(relid))
+	{
+		hash_search(alone_memo, &relid, HASH_REMOVE, NULL);
+		return;
+	}
+	hash_seq_init(&status, alone_memo);
+	while ((entry = hash_seq_search(&status)) != NULL)
+		hash_search(alone_memo, &entry->relid, HASH_REMOVE, NULL);
+}
+
+/*
+ * Is relid a table (no partitioned table, view...) with no children and no
+ * partitioned parent? Then *tracked says whether its capture triggers name
+ * any column. An inheritance parent the caller checks itself
+ * (CacheRelationAncestors). The caller has locked relid (a writer's
+ * RowExclusiveLock; COPY FROM's AccessShareLock first): taking the lock
+ * processed the invalidations of every change committed before it.
+ */
+bool
+CacheTableAlone(Oid relid, bool *tracked)
+{
+	AloneEntry *entry;
+	bool		found;
+
+	if (alone_memo == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(Oid);
+		ctl.entrysize = sizeof(AloneEntry);
+		ctl.hcxt = CacheMemoryContext;
+		alone_memo = hash_create("sfcache tracked tables", 64, &ctl,
+								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		CacheRegisterRelcacheCallback(forget_alone, (Datum) 0);
+	}
+	entry = hash_search(alone_memo, &relid, HASH_FIND, NULL);
+	if (entry == NULL)
+	{
+		Relation	rel = relation_open(relid, AccessShareLock);
+		List	   *columns = tracked_columns(rel);
+		bool		alone;
+
+		alone = rel->rd_rel->relkind == RELKIND_RELATION &&
+			!rel->rd_rel->relhassubclass && !rel->rd_rel->relispartition;
+		relation_close(rel, NoLock);
+		/* opening it may have run the callback: enter after */
+		entry = hash_search(alone_memo, &relid, HASH_ENTER, &found);
+		entry->alone = alone;
+		entry->tracked = columns != NIL;
+		list_free_deep(columns);
+	}
+	*tracked = entry->tracked;
+	return entry->alone;
 }
 
 /* Is attname among columns (a list from tracked_columns)? */

@@ -307,6 +307,43 @@ TRUNCATE notif;
 :o SELECT count(*) FROM notif WHERE user_id = 7;
 SELECT count(*) FROM notif WHERE user_id = 7;
 
+-- A table written untracked, then tracked: the session forgets what it
+-- knew of the table, and captures its next writes (u7 stays a hit).
+CREATE TABLE late (id int, user_id int);
+INSERT INTO late VALUES (1, 7);
+SELECT sfcache.track('late', 'user_id');
+SELECT count(*) FROM late WHERE user_id = 7;
+INSERT INTO late VALUES (2, 5);
+:o SELECT count(*) FROM late WHERE user_id = 7;
+-- and untracked again, every write drops every result
+SELECT sfcache.untrack('late', 'user_id');
+SELECT count(*) FROM late WHERE user_id = 7;
+INSERT INTO late VALUES (3, 5);
+:o SELECT count(*) FROM late WHERE user_id = 7;
+DROP TABLE late;
+
+-- NULLs and unchanged values: an UPDATE to or from NULL names the value
+-- it left or took; one that keeps the value names it, on every row of a
+-- multi-row statement (the trigger looks its columns up at the first).
+CREATE TABLE nulls (id int, user_id int, body text);
+INSERT INTO nulls VALUES (1, 5, 'a'), (2, 5, 'b'), (3, 6, 'c'), (4, 7, 'd');
+SELECT sfcache.track('nulls', 'user_id');
+SELECT count(*) FROM nulls WHERE user_id = 5;
+SELECT count(*) FROM nulls WHERE user_id = 7;
+UPDATE nulls SET user_id = NULL WHERE id = 1;
+:o SELECT count(*) FROM nulls WHERE user_id = 5;
+:o SELECT count(*) FROM nulls WHERE user_id = 7;
+UPDATE nulls SET user_id = 5 WHERE id = 1;
+:o SELECT count(*) FROM nulls WHERE user_id = 5;
+:o SELECT count(*) FROM nulls WHERE user_id = 7;
+UPDATE nulls SET body = 'x' WHERE id IN (3, 4);
+:o SELECT count(*) FROM nulls WHERE user_id = 5;
+:o SELECT count(*) FROM nulls WHERE user_id = 7;
+UPDATE nulls SET body = 'y' WHERE id IN (2, 3);
+:o SELECT count(*) FROM nulls WHERE user_id = 5;
+:o SELECT count(*) FROM nulls WHERE user_id = 7;
+DROP TABLE nulls;
+
 -- Bad input.
 SELECT sfcache.track('notif', 'no_such_column');
 SELECT sfcache.track('my_notif', 'user_id');
