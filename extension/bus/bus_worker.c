@@ -479,7 +479,8 @@ sfcache_bus_worker_0_3(Datum main_arg)
 	MemoryContext cxt;
 
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	pqsignal(SIGTERM, die);
+	/* a clean shutdown stops the worker without a FATAL in the log */
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	BackgroundWorkerUnblockSignals();
 
 	cxt = AllocSetContextCreate(TopMemoryContext, "sfcache bus", ALLOCSET_DEFAULT_SIZES);
@@ -498,6 +499,9 @@ sfcache_bus_worker_0_3(Datum main_arg)
 		char		error[BUS_ERROR_LEN];
 
 		CHECK_FOR_INTERRUPTS();
+		/* exit code 0: the postmaster does not start it again */
+		if (ShutdownRequestPending)
+			proc_exit(0);
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;

@@ -61,5 +61,15 @@ like($err, qr/ERROR:  sfcache.test_activity_age is for sfcache's own tests/,
 unlike($node->safe_psql('postgres', 'SHOW ALL'), qr/test_hold|enable_test_holds|test_activity_age/,
 	'SHOW ALL does not list the test-only settings');
 
+# A clean shutdown logs no FATAL nor ERROR of sfcache's (its bus worker
+# runs even without Redis, and stops at the shutdown request).
+my $log_offset = -s $node->logfile;
+$node->restart;
 $node->stop;
+my $shutdown_log = slurp_file($node->logfile, $log_offset);
+like($shutdown_log, qr/database system is shut down/, 'the server was shut down cleanly');
+unlike($shutdown_log, qr/(?:FATAL|ERROR|PANIC):/, 'a clean start and shutdown log no FATAL or ERROR');
+unlike($shutdown_log, qr/background worker "sfcache bus".*exited with exit code/,
+	'the bus worker exits with code 0 at shutdown');
+
 done_testing();
