@@ -21,6 +21,7 @@ BASE_OBJS = \
 	extension/base/base_extension.o \
 	extension/base/base_nesting.o \
 	extension/base/base_rtable.o \
+	extension/base/base_settings.o \
 	extension/base/base_shmem.o \
 	extension/base/base_test_hold.o
 

@@ -88,4 +88,7 @@ extern void SfcCheckQueryPermissions(Query *query);
 
 extern void SfcTestHoldOnAdvisoryLock(int key);
 
+/* base_settings.c */
+extern void SfcWarnUnknownSettings(void);
+
 #endif							/* SFCACHE_BASE_H */

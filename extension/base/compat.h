@@ -118,6 +118,15 @@ object_ownercheck(Oid classid, Oid objectid, Oid roleid)
 #endif
 
 /*
+ * ---- 16: get_guc_variables() says how many there are ----
+ * (the caller includes utils/guc_tables.h)
+ */
+#if PG_VERSION_NUM < 160000
+#define get_guc_variables(num_vars) \
+	((*(num_vars) = GetNumConfigOptions()), (get_guc_variables) ())
+#endif
+
+/*
  * ---- 18: lc_collate_is_c() is gone: the collation's pg_locale_t says ----
  * (the caller includes utils/pg_locale.h)
  */

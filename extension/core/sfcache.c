@@ -50,5 +50,6 @@ _PG_init(void)
 	BusInit();
 	CoreHooksInit();
 
+	SfcWarnUnknownSettings();
 	MarkGUCPrefixReserved("sfcache");
 }

@@ -61,6 +61,20 @@ like($err, qr/ERROR:  sfcache.test_activity_age is for sfcache's own tests/,
 unlike($node->safe_psql('postgres', 'SHOW ALL'), qr/test_hold|enable_test_holds|test_activity_age/,
 	'SHOW ALL does not list the test-only settings');
 
+# A misspelt sfcache.* name in postgresql.conf is warned about at start,
+# with the setting it most likely meant, and the server runs on.
+my $typo_offset = -s $node->logfile;
+$node->append_conf('postgresql.conf', "sfcache.memroy = 128\nsfcache.no_such_thing = on");
+$node->restart;
+my $typo_log = slurp_file($node->logfile, $typo_offset);
+like($typo_log, qr/WARNING:  sfcache has no setting "sfcache\.memroy": it is ignored\n(?:.*\n)?.*DETAIL:  The server runs with the default value of "sfcache\.memory" unless it is set elsewhere\.\n(?:.*\n)?.*HINT:  Did you mean "sfcache\.memory"\?/,
+	'a misspelt setting: a warning naming the setting it meant');
+like($typo_log, qr/WARNING:  sfcache has no setting "sfcache\.no_such_thing": it is ignored/,
+	'a name like no setting: a warning too');
+is($node->safe_psql('postgres', 'SHOW sfcache.memory'), '64MB', 'the server runs with the default');
+$node->adjust_conf('postgresql.conf', 'sfcache.memroy', undef);
+$node->adjust_conf('postgresql.conf', 'sfcache.no_such_thing', undef);
+
 # A clean shutdown logs no FATAL nor ERROR of sfcache's (its bus worker
 # runs even without Redis, and stops at the shutdown request).
 my $log_offset = -s $node->logfile;
