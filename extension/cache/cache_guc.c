@@ -17,6 +17,7 @@
 #include "postgres.h"
 
 #include <limits.h>
+#include <unistd.h>
 
 #include "parser/scansup.h"
 #include "utils/builtins.h"
@@ -122,6 +123,32 @@ check_test_clock(int *newval, void **extra, GucSource source)
 	GUC_check_errmsg("sfcache.test_admission_clock is for sfcache's own tests");
 	GUC_check_errhint("It needs sfcache.enable_test_holds = on at server start, as regress/sfcache.conf sets it.");
 	return false;
+}
+
+/*
+ * sfcache.memory is reserved in shared memory at start: more than the
+ * machine has is refused here, by name (PostgreSQL's own message, when it
+ * cannot map the segment, speaks of shared_buffers).
+ */
+static void
+check_memory_fits(void)
+{
+#ifdef _SC_PHYS_PAGES
+	long		pages = sysconf(_SC_PHYS_PAGES);
+	long		page_size = sysconf(_SC_PAGESIZE);
+	uint64		physical_mb;
+
+	if (pages <= 0 || page_size <= 0)
+		return;
+	physical_mb = (uint64) pages * (uint64) page_size / (1024 * 1024);
+	if ((uint64) cache_memory_mb >= physical_mb)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("sfcache.memory (%d MB) is more than this machine's memory (%llu MB)",
+						cache_memory_mb, (unsigned long long) physical_mb),
+				 errdetail("sfcache reserves sfcache.memory in shared memory when the server starts."),
+				 errhint("Lower sfcache.memory in postgresql.conf, then start the server.")));
+#endif
 }
 
 void
@@ -239,4 +266,6 @@ CacheGucInit(void)
 							NULL,
 							&cache_test_hold_commit_lock, 0, 0, INT_MAX,
 							PGC_SUSET, CACHE_TEST_GUC_FLAGS, check_test_hold, NULL, NULL);
+
+	check_memory_fits();
 }

@@ -75,6 +75,18 @@ is($node->safe_psql('postgres', 'SHOW sfcache.memory'), '64MB', 'the server runs
 $node->adjust_conf('postgresql.conf', 'sfcache.memroy', undef);
 $node->adjust_conf('postgresql.conf', 'sfcache.no_such_thing', undef);
 
+# More sfcache.memory than the machine has: the server does not start, and
+# says which setting to lower.
+$node->append_conf('postgresql.conf', "sfcache.memory = '1TB'");
+$node->stop;
+my $memory_offset = -s $node->logfile;
+ok(!$node->start(fail_ok => 1), 'sfcache.memory = 1TB: the server refuses to start');
+like(slurp_file($node->logfile, $memory_offset),
+	qr/FATAL:  sfcache\.memory \(1048576 MB\) is more than this machine's memory \(\d+ MB\)\n(?:.*\n)?.*DETAIL:  .*\n(?:.*\n)?.*HINT:  Lower sfcache\.memory in postgresql\.conf/,
+	'the message names sfcache.memory and the machine\'s memory');
+$node->adjust_conf('postgresql.conf', 'sfcache.memory', undef);
+$node->start;
+
 # A clean shutdown logs no FATAL nor ERROR of sfcache's (its bus worker
 # runs even without Redis, and stops at the shutdown request).
 my $log_offset = -s $node->logfile;
