@@ -19,9 +19,16 @@
 #include <limits.h>
 #include <unistd.h>
 
+#include "access/htup_details.h"
+#include "access/xact.h"
+#include "catalog/pg_proc.h"
+#include "miscadmin.h"
 #include "parser/scansup.h"
 #include "utils/builtins.h"
+#include "utils/catcache.h"
 #include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/syscache.h"
 #include "utils/varlena.h"
 
 #include "cache/cache_internal.h"
@@ -50,6 +57,59 @@ static const struct config_enum_entry cache_mode_options[] = {
 	{"on", CACHE_MODE_ON, false},
 	{NULL, 0, false}
 };
+
+/* Has this database a function of this name (name, or schema.name)? */
+static bool
+function_name_exists(const char *entry)
+{
+	const char *dot = strchr(entry, '.');
+	CatCList   *procs = SearchSysCacheList1(PROCNAMEARGSNSP,
+											CStringGetDatum(dot ? dot + 1 : entry));
+	bool		found = false;
+
+	for (int i = 0; i < procs->n_members && !found; i++)
+	{
+		Form_pg_proc proc = (Form_pg_proc) GETSTRUCT(&procs->members[i]->tuple);
+		char	   *schema;
+
+		if (dot == NULL)
+		{
+			found = true;
+			break;
+		}
+		schema = get_namespace_name(proc->pronamespace);
+		found = schema != NULL && strncmp(schema, entry, dot - entry) == 0 &&
+			schema[dot - entry] == '\0';
+	}
+	ReleaseSysCacheList(procs);
+	return found;
+}
+
+/*
+ * A name no function has is kept (a function created later may take it),
+ * but said, where the catalogs can be read: SET, ALTER ROLE/DATABASE ...
+ * SET, ALTER SYSTEM (not postgresql.conf, read outside a transaction).
+ */
+static void
+warn_unknown_functions(List *names, GucSource source)
+{
+	ListCell   *lc;
+
+	if (!IsTransactionState() || !OidIsValid(MyDatabaseId) ||
+		(source != PGC_S_SESSION && source != PGC_S_TEST && source != PGC_S_FILE))
+		return;
+	foreach(lc, names)
+	{
+		const char *name = lfirst(lc);
+
+		if (!function_name_exists(name))
+			ereport(WARNING,
+					(errcode(ERRCODE_UNDEFINED_FUNCTION),
+					 errmsg("sfcache.immutable_functions names \"%s\", which is no function of this database", name),
+					 errdetail("The name is kept: a function created later under it will be cached as if immutable."),
+					 errhint("Check the spelling, and the schema if the name has one.")));
+	}
+}
 
 /*
  * sfcache.immutable_functions: a comma-separated list of function names,
@@ -85,6 +145,8 @@ check_immutable_functions(char **newval, void **extra, GucSource source)
 				(dot != NULL && strchr(dot + 1, '.') != NULL))
 				ok = false;
 		}
+		if (ok)
+			warn_unknown_functions(names, source);
 		list_free(names);
 	}
 	pfree(copy);

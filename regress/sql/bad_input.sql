@@ -102,8 +102,12 @@ SET sfcache.immutable_functions = ',now';
 SET sfcache.immutable_functions = 'a.b.c';
 SET sfcache.immutable_functions = '.now';
 SET sfcache.immutable_functions = 'pg_catalog.';
+-- a name no function has is kept, with a warning ("Mixed Case"; now is in
+-- pg_catalog, not public); known names say nothing
 SET sfcache.immutable_functions = 'now, pg_catalog.clock_timestamp, "Mixed Case"';
 SHOW sfcache.immutable_functions;
+SET sfcache.immutable_functions = 'public.now';
+SET sfcache.immutable_functions = 'now, pg_catalog.clock_timestamp';
 SET sfcache.immutable_functions = '';
 RESET sfcache.immutable_functions;
 
