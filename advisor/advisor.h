@@ -33,8 +33,8 @@
 #define ADVISOR_EXIT_FAILED			5	/* a query failed (privileges), the
 										 * output could not be written,
 										 * --apply failed, or Ctrl-C */
-#define ADVISOR_EXIT_PARTIAL		6	/* --check: the role sees only its
-										 * own statements */
+#define ADVISOR_EXIT_PARTIAL		6	/* --check: the role sees only its own
+										 * statements */
 
 /*
  * --min-calls unless given: a statement executed (sampled) once, an ad-hoc

@@ -10,6 +10,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use AdvisorTest;
 
 my $version = `sfcache-advisor --version`;
 like($version, qr/^sfcache-advisor \d+\.\d+/, '--version prints the version');
@@ -140,12 +141,12 @@ command_checks_all([ 'sfcache-advisor', $plain ],
 command_checks_all([ 'sfcache-advisor', '-q', $plain ],
 	0, [qr/nothing to suggest/], [qr/\A\z/],
 	'-q: no warning either (nothing but errors)');
-command_checks_all([ 'sfcache-advisor', '--check', $plain ],
+command_checks_all(valgrind_advisor('--check', $plain),
 	6, [qr/\A\z/],
 	[ qr/^sfcache-advisor: error: role "plain" sees only its own statements: --check cannot vouch for other roles' statements$/m,
 	  qr/^sfcache-advisor: detail: The sfcache extension shows other roles' recorded statements only to members of pg_read_all_stats\.$/m,
 	  qr/^sfcache-advisor: hint: Grant it pg_read_all_stats \(GRANT pg_read_all_stats TO plain\), run the advisor as a member of pg_read_all_stats, or pass --allow-partial-visibility/m ],
-	'--check by a role without pg_read_all_stats: exit 6, says why and how to fix it, writes nothing');
+	'--check by a role without pg_read_all_stats: exit 6, says why and how to fix it, writes nothing (valgrind)');
 command_checks_all([ 'sfcache-advisor', '--check', '-q', '--format=json', $plain ],
 	6, [qr/\A\z/], [qr/\Asfcache-advisor: error: role "plain" sees only its own statements/],
 	'--check -q: the error still');
