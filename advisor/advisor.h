@@ -20,7 +20,8 @@
 /*
  * Exit codes a deploy script can act on (--help and sfcache-advisor.1 list
  * them): 0 whenever the advisor did its job, with or without suggestions;
- * 1 only with --check, as "git diff --exit-code".
+ * 1 only with --check, as "git diff --exit-code"; 6 only with --check, when
+ * the role cannot see the statements it would vouch for.
  */
 #define ADVISOR_EXIT_OK				0	/* done */
 #define ADVISOR_EXIT_CHECK			1	/* --check: there is something to
@@ -32,6 +33,14 @@
 #define ADVISOR_EXIT_FAILED			5	/* a query failed (privileges), the
 										 * output could not be written,
 										 * --apply failed, or Ctrl-C */
+#define ADVISOR_EXIT_PARTIAL		6	/* --check: the role sees only its own
+										 * statements */
+
+/*
+ * --min-calls unless given: a statement executed (sampled) once, an ad-hoc
+ * query in psql, does not make --check fail.
+ */
+#define ADVISOR_DEFAULT_MIN_CALLS	2
 
 /* The longest index name PostgreSQL keeps (NAMEDATALEN - 1). */
 #define ADVISOR_MAX_NAME			63
@@ -75,6 +84,7 @@ typedef struct AdvisorOptions
 	int			no_cache_settings;	/* --no-cache-settings (or --no-ttl) */
 	int			apply;
 	int			check;			/* --check: exit 1 if anything is suggested */
+	int			allow_partial;	/* --allow-partial-visibility */
 	int			quiet;
 } AdvisorOptions;
 

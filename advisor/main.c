@@ -8,8 +8,10 @@
  * This is the one place that exits (and closes the connection): every step
  * logs its own failure (common/logging.h) and returns, and main() exits
  * with the documented code (advisor.h): 0 when it did its job, with or
- * without suggestions, 1 with --check when there is something to suggest. Ctrl-C cancels the running query
- * (fe_utils/cancel.h), which then fails as any query does.
+ * without suggestions, 1 with --check when there is something to suggest,
+ * 6 with --check when the role cannot see other roles' statements. Ctrl-C
+ * cancels the running query (fe_utils/cancel.h), which then fails as any
+ * query does. -q leaves errors only: the logging level, not each caller.
  *
  *-------------------------------------------------------------------------
  */
@@ -103,28 +105,43 @@ summary(const Workload *w, const AdvisorOptions *opts)
 }
 
 /*
- * Warn when the role cannot see other roles' recorded statements (the
- * extension shows them only to members of pg_read_all_stats): the advice
- * then covers its own statements only. False if the check failed (logged).
+ * The extension shows other roles' recorded statements only to members of
+ * pg_read_all_stats: another role's advice covers its own statements only.
+ * Then a warning, and the run goes on; but --check would pass over
+ * statements it cannot see (a CI job passing forever), so it fails with
+ * ADVISOR_EXIT_PARTIAL, unless --allow-partial-visibility accepts that.
+ * Returns ADVISOR_EXIT_OK to go on, or the exit code (logged).
  */
-static bool
-warn_hidden_roles(PGconn *conn)
+static int
+check_visibility(PGconn *conn, const AdvisorOptions *opts)
 {
 	PGresult   *res = advisor_query(conn, "check membership in pg_read_all_stats",
 									"SELECT pg_catalog.pg_has_role('pg_read_all_stats', 'USAGE'), CURRENT_USER",
 									0, NULL);
+	const char *role;
+	int			status = ADVISOR_EXIT_OK;
 
 	if (res == NULL)
-		return false;
-	if (PQgetvalue(res, 0, 0)[0] != 't')
+		return ADVISOR_EXIT_FAILED;
+	role = PQgetvalue(res, 0, 1);
+	if (PQgetvalue(res, 0, 0)[0] != 't' && opts->check && !opts->allow_partial)
+	{
+		pg_log_error("role \"%s\" sees only its own statements: --check cannot vouch for other roles' statements",
+					 role);
+		pg_log_error_detail("The sfcache extension shows other roles' recorded statements only to members of pg_read_all_stats.");
+		pg_log_error_hint("Grant it pg_read_all_stats (GRANT pg_read_all_stats TO %s), run the advisor as a member of pg_read_all_stats, or pass --allow-partial-visibility to check its own statements only.",
+						  role);
+		status = ADVISOR_EXIT_PARTIAL;
+	}
+	else if (PQgetvalue(res, 0, 0)[0] != 't')
 	{
 		pg_log_warning("role \"%s\" sees only its own statements: other roles' recorded statements are left out of the advice",
-					   PQgetvalue(res, 0, 1));
+					   role);
 		pg_log_warning_hint("Grant it pg_read_all_stats (GRANT pg_read_all_stats TO %s), or run the advisor as a member of pg_read_all_stats, to advise on every role's statements.",
-							PQgetvalue(res, 0, 1));
+							role);
 	}
 	PQclear(res);
-	return true;
+	return status;
 }
 
 /* false (and a message) once Ctrl-C was pressed. */
@@ -148,9 +165,9 @@ run(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 	bool		ok;
 	int			status;
 
+	if ((status = check_visibility(conn, opts)) != ADVISOR_EXIT_OK)
+		return status;
 	if (opts->apply && !apply_lock(conn, opts->quiet))
-		return ADVISOR_EXIT_FAILED;
-	if (!warn_hidden_roles(conn))
 		return ADVISOR_EXIT_FAILED;
 	/* cache_settings.c and owners.c use fetch.c, not the reverse: read here */
 	if (!fetch_workload(conn, opts, w) || !owners_read(conn, w) ||
@@ -196,6 +213,8 @@ main(int argc, char **argv)
 		free(opts.tables);
 		return status;
 	}
+	if (opts.quiet)
+		pg_logging_set_level(PG_LOG_ERROR);
 	setup_cancel_handler(NULL);
 
 	conn = advisor_connect(&opts.conn, &status);

@@ -4,6 +4,7 @@
  *		sfcache-advisor's command line: getopt_long, the checks of every
  *		option value (a bad one is logged and main() exits 2), --help,
  *		--version, and the options as echoed in the output's header.
+ *		getopt_long's own messages start with the program's short name.
  *
  *-------------------------------------------------------------------------
  */
@@ -31,7 +32,8 @@ enum
 	OPT_REPLACE_OWNED,
 	OPT_NO_CACHE_SETTINGS,
 	OPT_APPLY,
-	OPT_CHECK
+	OPT_CHECK,
+	OPT_ALLOW_PARTIAL
 };
 
 /*
@@ -39,6 +41,9 @@ enum
  * (0): parsing stops and main() exits with it. -1 while parsing goes on.
  */
 static int	parse_status = -1;
+
+/* The program's name without its directory, as getopt_long's prefix. */
+static const char *progname;
 
 static void
 usage(void)
@@ -71,7 +76,8 @@ usage(void)
 		   "Selection options:\n"
 		   "      --max-indexes=N      suggest at most N indexes\n"
 		   "      --max-size=SIZE      storage budget for new indexes (e.g. 500MB)\n"
-		   "      --min-calls=N        ignore suggestions seen in fewer calls\n"
+		   "      --min-calls=N        ignore suggestions seen in fewer (sampled) calls\n"
+		   "                           (default: 2)\n"
 		   "      --min-benefit=F      ignore suggestions saving less than F (0..1)\n"
 		   "                           of the estimated cost\n"
 		   "      --table=PATTERN      only tables matching PATTERN (TABLE or\n"
@@ -80,7 +86,10 @@ usage(void)
 		   "      --apply              also create the indexes now, one at a time\n"
 		   "      --check              exit with status 1 if there is anything to\n"
 		   "                           suggest (as git diff --exit-code)\n"
-		   "  -q, --quiet              no progress or summary on standard error\n"
+		   "      --allow-partial-visibility\n"
+		   "                           --check by a role that sees only its own\n"
+		   "                           statements: a warning, not exit status 6\n"
+		   "  -q, --quiet              nothing on standard error but errors\n"
 		   "  -V, --version            print the version and exit\n"
 		   "  -?, --help               show this help and exit\n\n"
 		   "PG* environment variables and ~/.pgpass are used as in psql.\n\n"
@@ -91,7 +100,9 @@ usage(void)
 		   "  3  sfcache is not installed in the database, or is of another version\n"
 		   "  4  could not connect\n"
 		   "  5  a query failed (a privilege missing, for one), the output could not\n"
-		   "     be written, --apply failed, or Ctrl-C\n\n"
+		   "     be written, --apply failed, or Ctrl-C\n"
+		   "  6  --check only: the role sees only its own statements (it is not a\n"
+		   "     member of pg_read_all_stats)\n\n"
 		   "See the sfcache-advisor(1) manual page.\n");
 }
 
@@ -292,6 +303,9 @@ parse_one(AdvisorOptions *opts, int c, const char *arg)
 		case OPT_CHECK:
 			opts->check = 1;
 			break;
+		case OPT_ALLOW_PARTIAL:
+			opts->allow_partial = 1;
+			break;
 		case 'V':
 			printf("sfcache-advisor %s\n", SFCACHE_VERSION);
 			parse_status = 0;
@@ -336,6 +350,7 @@ advisor_parse_options(int argc, char **argv, AdvisorOptions *opts)
 		{"no-ttl", no_argument, NULL, OPT_NO_CACHE_SETTINGS},
 		{"apply", no_argument, NULL, OPT_APPLY},
 		{"check", no_argument, NULL, OPT_CHECK},
+		{"allow-partial-visibility", no_argument, NULL, OPT_ALLOW_PARTIAL},
 		{"version", no_argument, NULL, 'V'},
 		{"help", no_argument, NULL, '?'},
 		{NULL, 0, NULL, 0}
@@ -345,7 +360,11 @@ advisor_parse_options(int argc, char **argv, AdvisorOptions *opts)
 	memset(opts, 0, sizeof(*opts));
 	opts->max_indexes = -1;
 	opts->max_size = -1;
+	opts->min_calls = ADVISOR_DEFAULT_MIN_CALLS;
 	opts->format_name = "sql";
+	/* getopt_long starts its messages with argv[0]: the short name there */
+	progname = get_progname(argv[0]);
+	argv[0] = unconstify(char *, progname);
 
 	if (argc > 1 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-?") == 0))
 	{
@@ -396,8 +415,8 @@ advisor_options_text(const AdvisorOptions *opts)
 		appendPQExpBuffer(&b, " --max-indexes=%d", opts->max_indexes);
 	if (opts->max_size >= 0)
 		appendPQExpBuffer(&b, " --max-size=%lld", opts->max_size);
-	if (opts->min_calls > 0)
-		appendPQExpBuffer(&b, " --min-calls=%lld", opts->min_calls);
+	/* always: a default that hides one-call statements should show */
+	appendPQExpBuffer(&b, " --min-calls=%lld", opts->min_calls);
 	if (opts->min_benefit > 0)
 		appendPQExpBuffer(&b, " --min-benefit=%g", opts->min_benefit);
 	for (i = 0; i < opts->ntables; i++)

@@ -15,7 +15,7 @@ load_lms($node);
 my $conn = $node->connstr('app');
 
 command_checks_all(valgrind_advisor($conn),
-	0, [qr/^-- sfcache-advisor .*\n-- generated .* UTC\n-- options: --format=sql\n-- nothing to suggest$/m],
+	0, [qr/^-- sfcache-advisor .*\n-- generated .* UTC\n-- options: --format=sql --min-calls=2\n-- nothing to suggest$/m],
 	[qr/^sfcache-advisor: nothing to suggest/], 'nothing recorded: exit 0 (valgrind)');
 
 # The dashboard, and the tables of the cache settings: lms_receipt gets
@@ -28,7 +28,7 @@ my $unread = qr/CREATE INDEX CONCURRENTLY IF NOT EXISTS "lms_notification_user_i
 command_checks_all(valgrind_advisor($conn),
 	0,
 	[
-		qr/^-- sfcache-advisor \S+, database "app", extension \S+\n-- generated \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\n-- options: --format=sql\n-- migration: 4 indexes, 2 cache settings\n/,
+		qr/^-- sfcache-advisor \S+, database "app", extension \S+\n-- generated \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\n-- options: --format=sql --min-calls=2\n-- migration: 4 indexes, 2 cache settings\n/,
 		$gin, $unread,
 		qr/USING gin \("tags" jsonb_ops\);/,
 		qr/USING btree \("university_id", "display_time"\) WHERE \(NOT is_deleted\);/,
@@ -74,7 +74,9 @@ command_checks_all(advisor('--max-size=1kB', '--no-ttl', $conn),
 my $json_file = $node->basedir . '/advice.json';
 command_checks_all(valgrind_advisor('--format=json', '--replace', '-o', $json_file, $conn),
 	0, [qr/^$/], [qr/4 indexes and 2 cache settings suggested/], 'json format (valgrind)');
-my $doc = decode_json(slurp_file($json_file));
+my $json_text = slurp_file($json_file);
+like($json_text, qr/^\}\n\z/m, 'json: ends with a newline');
+my $doc = decode_json($json_text);
 is($doc->{database}, 'app', 'json: database');
 is(scalar @{ $doc->{indexes} }, 4, 'json: four indexes');
 my ($n) = grep { $_->{table} eq 'lms_notification' } @{ $doc->{indexes} };
@@ -131,7 +133,7 @@ my $down = $node->basedir . '/down.sql';
 command_exit_is(advisor('--replace', '-q', '-o', $up, $conn), 0, 'write up');
 command_checks_all(valgrind_advisor('--replace', '--down', '-o', $down, $conn),
 	0, [qr/^$/], [qr/suggested/], 'write down (valgrind)');
-like(slurp_file($down), qr/^-- options: --format=sql --down --replace$/m, 'down header');
+like(slurp_file($down), qr/^-- options: --format=sql --down --replace --min-calls=2$/m, 'down header');
 
 sub psql_file
 {
