@@ -60,6 +60,7 @@ CACHE_OBJS = \
 	extension/cache/cache_stats.o \
 	extension/cache/cache_store.o \
 	extension/cache/cache_tracked.o \
+	extension/cache/cache_uninstall.o \
 	extension/cache/cache_window.o \
 	extension/cache/cache_window_bounds.o \
 	extension/cache/cache_window_scan.o

@@ -33,6 +33,7 @@
 #include "common/pg_prng.h"
 #include "executor/executor.h"
 #include "executor/instrument.h"
+#include "miscadmin.h"
 #include "nodes/parsenodes.h"
 #include "parser/parsetree.h"
 #include "tcop/utility.h"
@@ -111,6 +112,9 @@ AdviceXactEvent(XactEvent event)
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
 		event == XACT_EVENT_COMMIT)
 		advice_nsampled = 0;
+	/* DROP EXTENSION sfcache: nothing of the database is kept, nor written */
+	if (event == XACT_EVENT_COMMIT && SfcExtensionDroppedInXact())
+		AdviceStoreForgetDatabase(MyDatabaseId);
 }
 
 /* ExecutorStart (core_hooks.c), before the plan starts. */

@@ -207,6 +207,12 @@ advice_persist_shutdown(int code, Datum arg)
 		unlink(ADVICE_FILE_TMP);
 		return;
 	}
+	/* nothing recorded (every database dropped the extension): no file */
+	if (w.count == 0)
+	{
+		unlink(ADVICE_FILE_TMP);
+		return;
+	}
 	(void) durable_rename(ADVICE_FILE_TMP, ADVICE_FILE, LOG);
 }
 

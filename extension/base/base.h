@@ -66,7 +66,8 @@ extern bool SfcExtensionWasActive(void);
 extern bool SfcExtensionChangedInXact(bool *created);
 
 /* base_extension.c: its parts of the hooks (core/core_hooks.c) */
-extern void SfcExtensionObjectAccess(ObjectAccessType access, Oid classId);
+extern bool SfcExtensionDroppedInXact(void);
+extern void SfcExtensionObjectAccess(ObjectAccessType access, Oid classId, Oid objectId);
 extern void SfcExtensionXactEvent(XactEvent event);
 extern void SfcExtensionUtilityDone(Node *stmt);
 

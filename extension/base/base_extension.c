@@ -80,6 +80,7 @@ static bool reread = false;		/* read again at the next check */
 /* This transaction created, dropped (or altered) an extension. */
 static bool xact_created = false;
 static bool xact_dropped = false;
+static bool xact_dropped_self = false;	/* sfcache's own extension */
 static bool xact_altered = false;
 
 /* The version WARNING was given in this session. */
@@ -234,16 +235,28 @@ SfcExtensionChangedInXact(bool *created)
 	return xact_created || xact_dropped;
 }
 
+/* Did the transaction ending now drop sfcache itself in this database? */
+bool
+SfcExtensionDroppedInXact(void)
+{
+	return xact_dropped_self;
+}
+
 /* object_access (core_hooks.c): an extension created or dropped. */
 void
-SfcExtensionObjectAccess(ObjectAccessType access, Oid classId)
+SfcExtensionObjectAccess(ObjectAccessType access, Oid classId, Oid objectId)
 {
 	if (classId != ExtensionRelationId)
 		return;
 	if (access == OAT_POST_CREATE)
 		xact_created = reread = true;
 	else if (access == OAT_DROP)
+	{
 		xact_dropped = reread = true;
+		/* before its row goes: the name still finds it */
+		if (objectId == get_extension_oid("sfcache", true))
+			xact_dropped_self = true;
+	}
 	else if (access == OAT_POST_ALTER)
 		xact_altered = reread = true;
 }
@@ -273,7 +286,7 @@ SfcExtensionXactEvent(XactEvent event)
 		return;
 	if (event == XACT_EVENT_COMMIT && (my_epoch != NULL || epoch_slot()))
 		pg_atomic_fetch_add_u64(my_epoch, 1);
-	xact_created = xact_dropped = xact_altered = false;
+	xact_created = xact_dropped = xact_dropped_self = xact_altered = false;
 	reread = true;
 }
 

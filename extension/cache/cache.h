@@ -53,6 +53,10 @@ extern void CacheUtilityDone(Node *stmt);
 extern void CacheObjectAccess(ObjectAccessType access, Oid classId,
 							  Oid objectId, int subId, void *arg);
 
+/* cache_uninstall.c: DROP EXTENSION sfcache leaves nothing */
+extern void CacheUninstallBegin(Node *stmt);
+extern void CacheUninstallDone(Node *stmt);
+
 /* cache_inval_commit.c: the commit protocol's transaction callback */
 extern void CacheXactEvent(XactEvent event);
 

@@ -626,6 +626,9 @@ CacheStoreXactEvent(XactEvent event)
 		SfcExtensionChangedInXact(&created) &&
 		(event == XACT_EVENT_COMMIT || created))
 		remove_ready_entries(MyDatabaseId);
+	/* DROP EXTENSION sfcache: its statements' texts go too */
+	if (event == XACT_EVENT_COMMIT && SfcExtensionDroppedInXact())
+		CacheStatsForgetDatabase(MyDatabaseId);
 }
 
 /*

@@ -321,6 +321,7 @@ run_utility_wrapped(const UtilityCall *c)
 		vu->cache_explaining = CacheExplainUtilityBegin(c->pstmt);
 		vu->cache_entered = true;
 		vu->commit_prepared = CacheUtilityWritesBegin(stmt);
+		CacheUninstallBegin(stmt);
 		run_utility(c);
 	}
 	PG_CATCH();
@@ -345,6 +346,7 @@ sfc_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	run_utility_wrapped(&call);
 	SfcExtensionUtilityDone(pstmt->utilityStmt);
 	CacheUtilityDone(pstmt->utilityStmt);
+	CacheUninstallDone(pstmt->utilityStmt);
 	AdviceUtilityDone(pstmt->utilityStmt);
 }
 
@@ -356,7 +358,7 @@ sfc_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 {
 	if (prev_object_access)
 		prev_object_access(access, classId, objectId, subId, arg);
-	SfcExtensionObjectAccess(access, classId);
+	SfcExtensionObjectAccess(access, classId, objectId);
 	if (access == OAT_DROP && classId == DatabaseRelationId)
 		dropped_database = objectId;
 	CacheObjectAccess(access, classId, objectId, subId, arg);
