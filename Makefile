@@ -33,6 +33,7 @@ CACHE_OBJS = \
 	extension/cache/cache_capture.o \
 	extension/cache/cache_catalog.o \
 	extension/cache/cache_child_plan.o \
+	extension/cache/cache_cold.o \
 	extension/cache/cache_code.o \
 	extension/cache/cache_counterset.o \
 	extension/cache/cache_tags.o \

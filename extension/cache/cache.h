@@ -53,6 +53,9 @@ extern void CacheUtilityDone(Node *stmt);
 extern void CacheObjectAccess(ObjectAccessType access, Oid classId,
 							  Oid objectId, int subId, void *arg);
 
+/* cache_cold.c: statements the cache does not pay for run as planned */
+extern void CacheColdExecutorStart(QueryDesc *queryDesc, int eflags);
+
 /* cache_uninstall.c: DROP EXTENSION sfcache leaves nothing */
 extern void CacheUninstallBegin(Node *stmt);
 extern void CacheUninstallDone(Node *stmt);
@@ -187,6 +190,8 @@ typedef enum CacheBypass
 	CACHE_BYPASS_OUTSIDE_WINDOW,	/* waited for a leader whose windows did
 									 * not hold its constants, and found
 									 * another leader computing */
+	CACHE_BYPASS_COLD,			/* a statement the cache rarely serves, run as
+								 * PostgreSQL plans it (cache_cold.c) */
 	CACHE_NUM_BYPASS
 } CacheBypass;
 

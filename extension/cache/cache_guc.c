@@ -39,6 +39,7 @@ int			cache_max_entries = 10000;
 int			cache_max_entry_size_kb = 1024;
 int			cache_ttl_s = 300;
 int			cache_wait_timeout_ms = 10000;
+int			cache_cold_after = 0;
 int			cache_max_statements = 1000;
 int			cache_max_tags_per_transaction = 10000;
 bool		cache_wal_invalidations = false;
@@ -269,6 +270,12 @@ CacheGucInit(void)
 							"After it, the statement runs by itself.",
 							&cache_wait_timeout_ms, 10000, 0, INT_MAX,
 							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.cold_after",
+							"Executions through the cache after which a statement served less than once in a hundred runs as PostgreSQL plans it.",
+							"It then runs so for 15 times as many executions, and goes through the cache again to look. 0: never.",
+							&cache_cold_after, 0, 0, 1000000,
+							PGC_SUSET, 0, NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("sfcache.admission",
 							 "Whether a result is kept only from the second miss of its key on.",

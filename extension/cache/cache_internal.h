@@ -50,6 +50,7 @@ extern int	cache_max_entries;
 extern int	cache_max_entry_size_kb;
 extern int	cache_ttl_s;
 extern int	cache_wait_timeout_ms;
+extern int	cache_cold_after;
 extern int	cache_max_statements;
 extern int	cache_max_tags_per_transaction;
 extern bool cache_wal_invalidations;
@@ -446,6 +447,7 @@ extern void CacheStatsCount(CacheStat counter, uint64 queryid);
 extern void CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid,
 							 uint64 saved_us);
 extern void CacheStatsAddTime(CacheTime time, uint64 queryid, uint64 us);
+extern bool CacheStatsTakeCold(uint64 queryid);
 extern void CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us,
 							 uint64 window_us);
 extern void CacheStatsBypass(CacheBypass why, uint64 queryid);
@@ -618,6 +620,7 @@ extern bool CacheScanTakeDataRow(PlanState *planstate, const char **body, uint32
 extern PlannedStmt *CachePlanSavedQuery(const CacheScanPrivate *priv, ParamListInfo params);
 
 /* cache_child_plan.c: the plan a miss runs, kept with a generic cache plan */
+extern PlannedStmt *CacheScanChildOfPlan(PlannedStmt *stmt, ParamListInfo params);
 extern PlannedStmt *CacheChildPlan(const CustomScan *node, const CacheScanPrivate *priv,
 								   const PlannedStmt *outer, ParamListInfo params);
 extern QueryDesc *CacheRunSavedQuery(PlannedStmt *stmt, const CacheScanPrivate *priv,

@@ -143,6 +143,23 @@ scan_private_from_list(List *list, CacheScanPrivate *priv)
 	priv->windows = CacheWindowSpecsFromList(list_nth(list, 5));
 }
 
+/*
+ * The plan a miss of this cache plan runs (cache_child_plan.c), for an
+ * execution that runs it without the cache (cache_cold.c); NULL if stmt
+ * is not a cache plan.
+ */
+PlannedStmt *
+CacheScanChildOfPlan(PlannedStmt *stmt, ParamListInfo params)
+{
+	CustomScan *node = (CustomScan *) stmt->planTree;
+	CacheScanPrivate priv;
+
+	if (node == NULL || !IsA(node, CustomScan) || node->methods != &cache_scan_plan_methods)
+		return NULL;
+	scan_private_from_list(node->custom_private, &priv);
+	return CacheChildPlan(node, &priv, stmt, params);
+}
+
 /* ---- executor methods ---- */
 
 static Node *

@@ -59,6 +59,10 @@ typedef struct StatementStats
 	uint64		bypasses;
 	uint64		bytes_stored;
 	CacheBypass last_bypass;
+	/* sfcache.cold_after (cache_cold.c): the window being counted, and */
+	uint32		cold_seen;		/* executions through the cache in it */
+	uint32		cold_served;	/* of those, served (hits, coalesced) */
+	uint32		cold_left;		/* executions still to run as planned */
 	uint8		hll[HLL_REGISTERS];
 	char		query[SHAPE_TEXT_LEN];
 } StatementStats;
@@ -105,6 +109,7 @@ static const char *const bypass_names[CACHE_NUM_BYPASS] = {
 	[CACHE_BYPASS_STANDBY_BEHIND] = "standby behind",
 	[CACHE_BYPASS_CATALOG_LOOKUP] = "catalog lookup",
 	[CACHE_BYPASS_OUTSIDE_WINDOW] = "outside window",
+	[CACHE_BYPASS_COLD] = "cold statement",
 };
 
 const char *
@@ -274,6 +279,56 @@ CacheStatsCount(CacheStat counter, uint64 queryid)
 		WITH_STATEMENT(queryid, s, s->counters[counter]++);
 }
 
+static inline void
+take_cold(StatementStats *s, bool *cold)
+{
+	if (s->cold_left == 0)
+		return;
+	s->cold_left--;
+	s->bypasses++;
+	s->last_bypass = CACHE_BYPASS_COLD;
+	*cold = true;
+}
+
+/*
+ * An execution through the cache, served or not, in the statement's
+ * window (under its spinlock): a full window served less than once in a
+ * hundred makes the statement cold for COLD_RUNS_PER_WINDOW windows.
+ */
+#define COLD_RUNS_PER_WINDOW 15
+
+static inline void
+cold_window_note(StatementStats *s, bool served)
+{
+	if (cache_cold_after <= 0)
+		return;
+	s->cold_seen++;
+	s->cold_served += served;
+	if (s->cold_seen >= (uint32) cache_cold_after)
+	{
+		if ((uint64) s->cold_served * 100 < s->cold_seen)
+			s->cold_left = COLD_RUNS_PER_WINDOW * s->cold_seen;
+		s->cold_seen = s->cold_served = 0;
+	}
+}
+
+/*
+ * Is the statement cold (cache_cold.c)? Then this execution counts as a
+ * bypass, in the same visit.
+ */
+bool
+CacheStatsTakeCold(uint64 queryid)
+{
+	bool		cold = false;
+
+	if (queryid == 0)
+		return false;
+	WITH_STATEMENT(queryid, s, take_cold(s, &cold));
+	if (cold)
+		pg_atomic_fetch_add_u64(&stats->bypasses[CACHE_BYPASS_COLD], 1);
+	return cold;
+}
+
 /*
  * An execution served a result (outcome: a hit or a coalesced follower; a
  * window hit when by_window), saving the execution of its rows' leader.
@@ -289,7 +344,8 @@ CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid, uint64 saved
 	if (queryid != 0)
 		WITH_STATEMENT(queryid, s, (s->counters[outcome]++,
 									s->counters[CACHE_STAT_WINDOW_HITS] += by_window,
-									s->times_us[CACHE_TIME_SAVED] += saved_us));
+									s->times_us[CACHE_TIME_SAVED] += saved_us,
+									cold_window_note(s, true)));
 }
 
 /* A leader's outcome in a statement's counters (under its spinlock). */
@@ -307,6 +363,7 @@ add_leader(StatementStats *s, CacheBypass why, uint64 exec_us, uint64 window_us)
 	}
 	s->times_us[CACHE_TIME_LEADER] += exec_us;
 	s->times_us[CACHE_TIME_WINDOW] += window_us;
+	cold_window_note(s, false);
 }
 
 /*

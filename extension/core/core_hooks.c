@@ -186,6 +186,7 @@ sfc_explain_get_index_name(Oid indexid)
 static void
 sfc_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
+	CacheColdExecutorStart(queryDesc, eflags);
 	AdviceExecutorStart(queryDesc, eflags);
 	CacheCountPlannedBypass(queryDesc->plannedstmt, eflags);
 	CacheExecutorStart(queryDesc, eflags);
