@@ -81,7 +81,8 @@ sub metric
 
 my %stats = split /\|/, $node->safe_psql('postgres',
 	"SELECT 'hits|' || hits || '|stores|' || stores"
-	  . " || '|leader_executions|' || leader_executions FROM sfcache.stats");
+	  . " || '|leader_executions|' || leader_executions"
+	  . " || '|leader_time|' || leader_time FROM sfcache.stats");
 cmp_ok($stats{hits}, '>=', 2, 'the server served hits');
 is(metric('sfcache_stats_hits\{server="[^"]*"\}'), $stats{hits},
 	'sfcache_stats_hits is sfcache.stats.hits');
@@ -89,8 +90,10 @@ is(metric('sfcache_stats_stores\{server="[^"]*"\}'), $stats{stores},
 	'sfcache_stats_stores is sfcache.stats.stores');
 is(metric('sfcache_stats_leader_executions\{server="[^"]*"\}'), $stats{leader_executions},
 	'sfcache_stats_leader_executions is sfcache.stats.leader_executions');
-cmp_ok(metric('sfcache_stats_leader_time_seconds\{server="[^"]*"\}') // -1, '>', 0,
-	'the leaders\' time is exported, in seconds');
+my $leader_s = metric('sfcache_stats_leader_time_seconds\{server="[^"]*"\}');
+ok(defined $leader_s && abs($leader_s - $stats{leader_time} / 1000) < 1e-6,
+	'sfcache_stats_leader_time_seconds is sfcache.stats.leader_time in seconds')
+  or diag("exported $leader_s, leader_time $stats{leader_time} ms");
 
 # Every counter of the hit ratio and every time is served.
 my %served = map { $_ => 1 } ($body =~ /^(sfcache_[a-z_]+)[{ ]/mg);
