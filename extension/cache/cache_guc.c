@@ -261,7 +261,7 @@ CacheGucInit(void)
 
 	DefineCustomIntVariable("sfcache.ttl",
 							"Longest time a cached result is served.",
-							"Per-relation values set with sfcache.set_ttl() can only shorten it.",
+							"A relation's own TTL (sfcache.set_ttl()) replaces it, shorter or longer.",
 							&cache_ttl_s, 300, 1, INT_MAX,
 							PGC_USERSET, GUC_UNIT_S, NULL, NULL, NULL);
 

@@ -1,13 +1,16 @@
 # contrib/prometheus/sfcache-queries.yaml: prometheus-postgres-exporter,
 # started against a test server with the bus connected to a private Redis,
 # exports sfcache.stats, the bypass reasons, sfcache.bus and
-# sfcache.bus_peers with the values the views show.
+# sfcache.bus_peers with the values the views show; every counter of the
+# hit ratio is exported, and every metric name the Grafana dashboard
+# (contrib/grafana/sfcache-dashboard.json) uses is one the exporter serves.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use HTTP::Tiny;
+use JSON::PP;
 use Time::HiRes qw(usleep);
 use RedisTest;
 
@@ -77,12 +80,63 @@ sub metric
 }
 
 my %stats = split /\|/, $node->safe_psql('postgres',
-	"SELECT 'hits|' || hits || '|stores|' || stores FROM sfcache.stats");
+	"SELECT 'hits|' || hits || '|stores|' || stores"
+	  . " || '|leader_executions|' || leader_executions"
+	  . " || '|leader_time|' || leader_time FROM sfcache.stats");
 cmp_ok($stats{hits}, '>=', 2, 'the server served hits');
 is(metric('sfcache_stats_hits\{server="[^"]*"\}'), $stats{hits},
 	'sfcache_stats_hits is sfcache.stats.hits');
 is(metric('sfcache_stats_stores\{server="[^"]*"\}'), $stats{stores},
 	'sfcache_stats_stores is sfcache.stats.stores');
+is(metric('sfcache_stats_leader_executions\{server="[^"]*"\}'), $stats{leader_executions},
+	'sfcache_stats_leader_executions is sfcache.stats.leader_executions');
+my $leader_s = metric('sfcache_stats_leader_time_seconds\{server="[^"]*"\}');
+ok(defined $leader_s && abs($leader_s - $stats{leader_time} / 1000) < 1e-6,
+	'sfcache_stats_leader_time_seconds is sfcache.stats.leader_time in seconds')
+  or diag("exported $leader_s, leader_time $stats{leader_time} ms");
+
+# Every counter of the hit ratio and every time is served.
+my %served = map { $_ => 1 } ($body =~ /^(sfcache_[a-z_]+)[{ ]/mg);
+for my $name (
+	map { "sfcache_stats_$_" } qw(hits coalesced leader_executions
+	not_admitted bypasses window_hits leader_time_seconds window_time_seconds
+	wait_time_seconds saved_time_seconds))
+{
+	ok($served{$name}, "$name is exported");
+}
+
+# The dashboard's PromQL names only metrics the exporter serves.
+my $dashboard = ($ENV{TESTDIR} // ".") . "/contrib/grafana/sfcache-dashboard.json";
+open(my $fh, '<', $dashboard) or die "$dashboard: $!";
+my $json = decode_json(do { local $/; <$fh> });
+close($fh);
+my @exprs;
+my $walk;
+$walk = sub {
+	my ($v) = @_;
+	if (ref $v eq 'HASH')
+	{
+		for my $k (keys %$v)
+		{
+			push @exprs, $v->{$k}
+			  if ($k eq 'expr' || $k eq 'definition') && !ref $v->{$k};
+			push @exprs, $v->{$k}{query}
+			  if $k eq 'query' && ref $v->{$k} eq 'HASH' && defined $v->{$k}{query};
+			$walk->($v->{$k});
+		}
+	}
+	elsif (ref $v eq 'ARRAY')
+	{
+		$walk->($_) for @$v;
+	}
+};
+$walk->($json);
+cmp_ok(scalar @exprs, '>=', 10, 'the dashboard has PromQL expressions');
+my %used = map { $_ => 1 } map { /(sfcache_[a-z_]+)/g } @exprs;
+my @unknown = sort grep { !$served{$_} } keys %used;
+is_deeply(\@unknown, [], 'every metric the dashboard uses is served')
+  or diag('served: ' . join(' ', sort keys %served));
+cmp_ok(scalar keys %used, '>=', 20, 'the dashboard uses ' . scalar(keys %used) . ' metrics');
 cmp_ok(metric('sfcache_bypass_statements\{reason="row lock",server="[^"]*"\}') // -1,
 	'>=', 1, 'the bypass reasons are labelled');
 is(metric('sfcache_bus_connected\{node="exported",role="primary",server="[^"]*",state="connected"\}'),
