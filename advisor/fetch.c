@@ -127,14 +127,22 @@ table_selected(const AdvisorOptions *opts, const char *schema, const char *table
 	return opts->ntables == 0 || ok;
 }
 
+/* The query ids of a suggestion, given space-separated. */
+static void
+add_queryids(Advice *a, const char *list)
+{
+	char	   *ids = pg_strdup(list);
+	char	   *save = NULL;
+
+	for (char *tok = strtok_r(ids, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		strlist_add(&a->queryids, tok);
+	free(ids);
+}
+
 /* Copy row i of the advice result into a, unless the options filter it out. */
 static int
 advice_from_row(PGresult *res, int i, const AdvisorOptions *opts, Advice *a)
 {
-	char	   *ids;
-	char	   *tok;
-	char	   *save = NULL;
-
 	memset(a, 0, sizeof(*a));
 	a->calls = get_ll(res, i, 4);
 	a->cost_before = get_double(res, i, 8);
@@ -157,10 +165,7 @@ advice_from_row(PGresult *res, int i, const AdvisorOptions *opts, Advice *a)
 	a->marginal = get_double(res, i, 12);
 	a->upkeep = get_double(res, i, 13);
 	a->absorbed_by = -1;
-	ids = pg_strdup(PQgetvalue(res, i, 7));
-	for (tok = strtok_r(ids, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-		strlist_add(&a->queryids, tok);
-	free(ids);
+	add_queryids(a, PQgetvalue(res, i, 7));
 	return 1;
 }
 
@@ -313,10 +318,6 @@ fetch_statements(PGconn *conn, Workload *w)
 static int
 window_from_row(PGresult *res, int i, const AdvisorOptions *opts, Advice *a)
 {
-	char	   *ids;
-	char	   *tok;
-	char	   *save = NULL;
-
 	memset(a, 0, sizeof(*a));
 	a->windows_starved = get_ll(res, i, 6);
 	if (a->windows_starved < opts->min_calls ||
@@ -336,10 +337,7 @@ window_from_row(PGresult *res, int i, const AdvisorOptions *opts, Advice *a)
 	a->time_ms = get_double(res, i, 8);
 	a->size = get_ll(res, i, 9);
 	a->absorbed_by = -1;
-	ids = pg_strdup(PQgetvalue(res, i, 7));
-	for (tok = strtok_r(ids, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-		strlist_add(&a->queryids, tok);
-	free(ids);
+	add_queryids(a, PQgetvalue(res, i, 7));
 	return 1;
 }
 
