@@ -278,6 +278,13 @@ extension_bump_all(void)
 void
 SfcExtensionXactEvent(XactEvent event)
 {
+	/*
+	 * A DROP rolled back to a savepoint, or undone by a new CREATE, dropped
+	 * nothing: asked while the catalogs can still be read.
+	 */
+	if (event == XACT_EVENT_PRE_COMMIT && xact_dropped_self &&
+		OidIsValid(get_extension_oid("sfcache", true)))
+		xact_dropped_self = false;
 	if (event != XACT_EVENT_COMMIT && event != XACT_EVENT_ABORT &&
 		event != XACT_EVENT_PREPARE && event != XACT_EVENT_PARALLEL_COMMIT &&
 		event != XACT_EVENT_PARALLEL_ABORT)

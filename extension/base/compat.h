@@ -73,6 +73,7 @@
 
 #if PG_VERSION_NUM < 160000
 #include "catalog/pg_class.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_proc.h"
 
 /* The catalogs sfcache asks about; 16 takes any catalog's oid. */
@@ -90,6 +91,8 @@ object_ownercheck(Oid classid, Oid objectid, Oid roleid)
 {
 	if (classid == RelationRelationId)
 		return pg_class_ownercheck(objectid, roleid);
+	if (classid == ExtensionRelationId)
+		return pg_extension_ownercheck(objectid, roleid);
 	elog(ERROR, "sfcache: object_ownercheck() of catalog %u on PostgreSQL 15", classid);
 	return false;
 }

@@ -499,9 +499,13 @@ sfcache_bus_worker_0_3(Datum main_arg)
 		char		error[BUS_ERROR_LEN];
 
 		CHECK_FOR_INTERRUPTS();
-		/* exit code 0: the postmaster does not start it again */
+		/*
+		 * Exit code 1, as the logical replication launcher's: a SIGTERM that
+		 * is not a shutdown's gets the worker started again (code 0 would
+		 * unregister it); the postmaster starts nothing during a shutdown.
+		 */
 		if (ShutdownRequestPending)
-			proc_exit(0);
+			proc_exit(1);
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;

@@ -53,6 +53,9 @@ extern void CacheUtilityDone(Node *stmt);
 extern void CacheObjectAccess(ObjectAccessType access, Oid classId,
 							  Oid objectId, int subId, void *arg);
 
+/* cache_guc.c: a setting of sfcache.immutable_functions checked */
+extern void CacheGucUtilityDone(Node *stmt);
+
 /* cache_cold.c: statements the cache does not pay for run as planned */
 extern void CacheColdExecutorStart(QueryDesc *queryDesc, int eflags);
 

@@ -34,6 +34,7 @@ void
 CacheColdExecutorStart(QueryDesc *queryDesc, int eflags)
 {
 	PlannedStmt *stmt = queryDesc->plannedstmt;
+	PlannedStmt *child;
 
 	if (cache_cold_after <= 0 || stmt->commandType != CMD_SELECT ||
 		stmt->planTree == NULL || !IsA(stmt->planTree, CustomScan) ||
@@ -43,5 +44,10 @@ CacheColdExecutorStart(QueryDesc *queryDesc, int eflags)
 	if (((CustomScan *) stmt->planTree)->methods != &cache_scan_plan_methods ||
 		!CacheStatsTakeCold(stmt->queryId))
 		return;
-	queryDesc->plannedstmt = CacheScanChildOfPlan(stmt, queryDesc->params);
+	/* a copy: the statement's place in the source text is the cache plan's */
+	child = palloc(sizeof(PlannedStmt));
+	memcpy(child, CacheScanChildOfPlan(stmt, queryDesc->params), sizeof(PlannedStmt));
+	child->stmt_location = stmt->stmt_location;
+	child->stmt_len = stmt->stmt_len;
+	queryDesc->plannedstmt = child;
 }

@@ -49,6 +49,17 @@ CacheCounterSetAdd(CacheCounterSet *set, uint32 counter)
 {
 	bool		found = false;
 
+	/*
+	 * Room first: an allocation that fails must not leave the counter in the
+	 * table but not in the array the commit walks.
+	 */
+	if (set->nmembers == set->capacity)
+	{
+		set->capacity = Max(SMALL_SET, set->capacity * 2);
+		set->members = set->members == NULL ?
+			MemoryContextAlloc(TopMemoryContext, set->capacity * sizeof(uint32)) :
+			repalloc(set->members, set->capacity * sizeof(uint32));
+	}
 	if (set->table != NULL)
 		counterset_insert(set->table, counter, &found);
 	else
@@ -58,14 +69,6 @@ CacheCounterSetAdd(CacheCounterSet *set, uint32 counter)
 	}
 	if (found)
 		return false;
-
-	if (set->nmembers == set->capacity)
-	{
-		set->capacity = Max(SMALL_SET, set->capacity * 2);
-		set->members = set->members == NULL ?
-			MemoryContextAlloc(TopMemoryContext, set->capacity * sizeof(uint32)) :
-			repalloc(set->members, set->capacity * sizeof(uint32));
-	}
 	set->members[set->nmembers++] = counter;
 	if (set->table == NULL && set->nmembers > SMALL_SET)
 	{

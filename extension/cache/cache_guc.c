@@ -23,6 +23,7 @@
 #include "access/xact.h"
 #include "catalog/pg_proc.h"
 #include "miscadmin.h"
+#include "nodes/parsenodes.h"
 #include "parser/scansup.h"
 #include "utils/builtins.h"
 #include "utils/catcache.h"
@@ -87,17 +88,34 @@ function_name_exists(const char *entry)
 }
 
 /*
- * A name no function has is kept (a function created later may take it),
- * but said, where the catalogs can be read: SET, ALTER ROLE/DATABASE ...
- * SET, ALTER SYSTEM (not postgresql.conf, read outside a transaction).
+ * ProcessUtility (core_hooks.c), after a command succeeded: a SET, ALTER
+ * SYSTEM or ALTER ROLE/DATABASE ... SET of sfcache.immutable_functions
+ * that names no function of this database warns; the name is kept (a
+ * function created later may take it). Not in the check hook: it also runs
+ * in parallel workers, for a function's SET clause at each call and at
+ * reloads, each of which would warn again.
  */
-static void
-warn_unknown_functions(List *names, GucSource source)
+void
+CacheGucUtilityDone(Node *stmt)
 {
+	VariableSetStmt *set = NULL;
+	char	   *value;
+	List	   *names;
 	ListCell   *lc;
 
-	if (!IsTransactionState() || !OidIsValid(MyDatabaseId) ||
-		(source != PGC_S_SESSION && source != PGC_S_TEST && source != PGC_S_FILE))
+	if (IsA(stmt, VariableSetStmt))
+		set = (VariableSetStmt *) stmt;
+	else if (IsA(stmt, AlterSystemStmt))
+		set = ((AlterSystemStmt *) stmt)->setstmt;
+	else if (IsA(stmt, AlterRoleSetStmt))
+		set = ((AlterRoleSetStmt *) stmt)->setstmt;
+	else if (IsA(stmt, AlterDatabaseSetStmt))
+		set = ((AlterDatabaseSetStmt *) stmt)->setstmt;
+	if (set == NULL || set->kind != VAR_SET_VALUE || set->name == NULL ||
+		strcmp(set->name, "sfcache.immutable_functions") != 0 ||
+		!IsTransactionState() || !OidIsValid(MyDatabaseId) ||
+		(value = ExtractSetVariableArgs(set)) == NULL ||
+		!SplitIdentifierString(value, ',', &names))
 		return;
 	foreach(lc, names)
 	{
@@ -146,8 +164,6 @@ check_immutable_functions(char **newval, void **extra, GucSource source)
 				(dot != NULL && strchr(dot + 1, '.') != NULL))
 				ok = false;
 		}
-		if (ok)
-			warn_unknown_functions(names, source);
 		list_free(names);
 	}
 	pfree(copy);

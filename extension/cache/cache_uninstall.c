@@ -13,10 +13,14 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_extension.h"
 #include "commands/extension.h"
 #include "executor/spi.h"
 #include "nodes/parsenodes.h"
+#include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
 
 #include "cache/cache.h"
@@ -76,7 +80,9 @@ CacheUninstallBegin(Node *stmt)
 		return;
 	extension = get_extension_oid("sfcache", true);
 	dropping_sfcache = OidIsValid(extension);
-	if (!dropping_sfcache)
+	/* whoever may not drop it, or not now, gets the DROP's own error */
+	if (!dropping_sfcache || XactReadOnly ||
+		!object_ownercheck(ExtensionRelationId, extension, GetUserId()))
 		return;
 	run_generated("SELECT pg_catalog.format('DROP TRIGGER %I ON %s', t.tgname, "
 				  "t.tgrelid::pg_catalog.regclass) "
@@ -85,7 +91,11 @@ CacheUninstallBegin(Node *stmt)
 				  "AND d.objid = t.tgfoid AND d.deptype = 'e' "
 				  "AND d.refclassid = 'pg_catalog.pg_extension'::pg_catalog.regclass "
 				  "AND d.refobjid = $1 "
-				  "WHERE t.tgparentid = 0 ORDER BY t.tgrelid",
+				  "WHERE t.tgparentid = 0 AND NOT EXISTS "
+				  "(SELECT FROM pg_catalog.pg_depend m "
+				  "WHERE m.classid = 'pg_catalog.pg_class'::pg_catalog.regclass "
+				  "AND m.objid = t.tgrelid AND m.deptype = 'e') "
+				  "ORDER BY t.tgrelid",
 				  OIDOID, ObjectIdGetDatum(extension));
 }
 

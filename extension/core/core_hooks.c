@@ -186,9 +186,10 @@ sfc_explain_get_index_name(Oid indexid)
 static void
 sfc_ExecutorStart(QueryDesc *queryDesc, int eflags)
 {
+	/* before the cold swap: a swapped plan is no cache plan, and is counted */
+	CacheCountPlannedBypass(queryDesc->plannedstmt, eflags);
 	CacheColdExecutorStart(queryDesc, eflags);
 	AdviceExecutorStart(queryDesc, eflags);
-	CacheCountPlannedBypass(queryDesc->plannedstmt, eflags);
 	CacheExecutorStart(queryDesc, eflags);
 	if (prev_ExecutorStart)
 		prev_ExecutorStart(queryDesc, eflags);
@@ -348,6 +349,7 @@ sfc_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	SfcExtensionUtilityDone(pstmt->utilityStmt);
 	CacheUtilityDone(pstmt->utilityStmt);
 	CacheUninstallDone(pstmt->utilityStmt);
+	CacheGucUtilityDone(pstmt->utilityStmt);
 	AdviceUtilityDone(pstmt->utilityStmt);
 }
 

@@ -11,11 +11,19 @@ ANALYZE cold_item;
 
 CREATE FUNCTION cold_row(pattern text)
 RETURNS TABLE (calls bigint, hits bigint, leader_executions bigint, bypasses bigint,
-			   last_bypass_reason text)
+			   last_bypass_reason text, calls_is_sum boolean)
 LANGUAGE sql AS $$
-	SELECT calls, hits, leader_executions, bypasses, last_bypass_reason
+	SELECT calls, hits, leader_executions, bypasses, last_bypass_reason,
+		   calls = hits + coalesced + leader_executions + not_admitted + bypasses
 	FROM sfcache.statements WHERE query LIKE pattern
 $$;
+
+-- One execution planned as a bypass first (sfcache.cache = off): the
+-- backend remembers why that query id bypassed, and must not count a
+-- cold execution a second time under that reason.
+SET sfcache.cache = off;
+SELECT v FROM cold_item WHERE id = 1;
+RESET sfcache.cache;
 
 -- Off by default: 40 distinct keys all go through the cache.
 SHOW sfcache.cold_after;

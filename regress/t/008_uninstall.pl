@@ -32,6 +32,14 @@ ok($node->safe_psql('postgres', 'SELECT count(*) FROM sfcache.advice_quals') > 0
 is($node->safe_psql('postgres', q{SELECT count(*) FROM pg_trigger WHERE tgname = 'sfcache_capture'}),
 	'3', 'capture triggers on the tracked table, the partitioned one and its partition');
 
+# A DROP rolled back to a savepoint drops nothing, nor forgets anything.
+my $statements = $node->safe_psql('postgres', 'SELECT count(*) FROM sfcache.statements');
+$node->safe_psql('postgres', 'BEGIN; SAVEPOINT a; DROP EXTENSION sfcache; ROLLBACK TO a; COMMIT;');
+is($node->safe_psql('postgres', "SELECT count(*) >= $statements FROM sfcache.statements"),
+	't', 'DROP EXTENSION rolled back to a savepoint: the statements are kept');
+ok($node->safe_psql('postgres', 'SELECT count(*) FROM sfcache.advice_quals') > 0,
+	'and the advice');
+
 # README, "Uninstall": the statement as written
 my ($ret, $out, $err) = $node->psql('postgres', 'DROP EXTENSION sfcache;');
 is($ret, 0, 'DROP EXTENSION sfcache works without CASCADE in a database with tracked tables');
