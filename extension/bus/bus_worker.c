@@ -499,6 +499,7 @@ sfcache_bus_worker_0_3(Datum main_arg)
 		char		error[BUS_ERROR_LEN];
 
 		CHECK_FOR_INTERRUPTS();
+
 		/*
 		 * Exit code 1, as the logical replication launcher's: a SIGTERM that
 		 * is not a shutdown's gets the worker started again (code 0 would
