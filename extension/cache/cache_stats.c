@@ -12,8 +12,11 @@
  * When the table is full, new statements are not tracked (counted in
  * "untracked" on the global row) rather than evicting old ones.
  *
- * Distinct keys per statement are estimated with a 64-register HyperLogLog
- * kept in the statement's entry itself (lib/hyperloglog.h lives in local memory only).
+ * Distinct keys per statement are counted exactly up to SMALL_KEYS (their
+ * hashes kept in the entry: two keys in one register of the estimator
+ * would read as one), then estimated with a 64-register HyperLogLog kept
+ * in the statement's entry itself (lib/hyperloglog.h lives in local memory
+ * only).
  *
  *-------------------------------------------------------------------------
  */
@@ -42,6 +45,7 @@
 #define SHAPE_PARTITIONS 16
 #define SHAPE_TEXT_LEN 256
 #define HLL_REGISTERS 64
+#define SMALL_KEYS 8
 
 typedef struct StatementKey
 {
@@ -64,6 +68,9 @@ typedef struct StatementStats
 	uint32		cold_served;	/* of those, served (hits, coalesced) */
 	uint32		cold_left;		/* executions still to run as planned */
 	uint8		hll[HLL_REGISTERS];
+	uint8		nsmall;			/* distinct keys counted exactly, or
+								 * SMALL_KEYS + 1: more, estimated */
+	uint64		small_keys[SMALL_KEYS];
 	char		query[SHAPE_TEXT_LEN];
 } StatementStats;
 
@@ -411,7 +418,20 @@ CacheStatsStored(uint64 queryid, Size bytes)
 		WITH_STATEMENT(queryid, s, (s->counters[CACHE_STAT_STORES]++, s->bytes_stored += bytes));
 }
 
-/* Feed a key into its statement's HyperLogLog of distinct keys. */
+/* A key in a statement's exact list of its first distinct keys. */
+static inline void
+small_keys_add(StatementStats *s, uint64 hash)
+{
+	for (int i = 0; i < s->nsmall && s->nsmall <= SMALL_KEYS; i++)
+		if (s->small_keys[i] == hash)
+			return;
+	if (s->nsmall < SMALL_KEYS)
+		s->small_keys[s->nsmall++] = hash;
+	else
+		s->nsmall = SMALL_KEYS + 1;
+}
+
+/* Feed a key into its statement's count of distinct keys. */
 void
 CacheStatsKeySeen(uint64 queryid, CacheKey key)
 {
@@ -419,7 +439,8 @@ CacheStatsKeySeen(uint64 queryid, CacheKey key)
 	uint8		rank = (key.hi == 0) ? 65 : pg_rightmost_one_pos64(key.hi) + 1;
 
 	if (queryid != 0)
-		WITH_STATEMENT(queryid, s, s->hll[reg] = Max(s->hll[reg], rank));
+		WITH_STATEMENT(queryid, s, (s->hll[reg] = Max(s->hll[reg], rank),
+									small_keys_add(s, key.hi ^ key.lo)));
 }
 
 static double
@@ -655,11 +676,13 @@ sfcache_statement_keys_0_1(PG_FUNCTION_ARGS)
 	if (s != NULL)
 	{
 		uint8		reg[HLL_REGISTERS];
+		uint8		nsmall;
 
 		SpinLockAcquire(&s->mutex);
 		memcpy(reg, s->hll, sizeof(reg));
+		nsmall = s->nsmall;
 		SpinLockRelease(&s->mutex);
-		estimate = hll_estimate(reg);
+		estimate = nsmall <= SMALL_KEYS ? nsmall : hll_estimate(reg);
 	}
 	LWLockRelease(lock);
 	if (s == NULL)
