@@ -58,6 +58,7 @@ extern void CacheGucUtilityDone(Node *stmt);
 
 /* cache_cold.c: statements the cache does not pay for run as planned */
 extern void CacheColdExecutorStart(QueryDesc *queryDesc, int eflags);
+extern void CacheColdNoteAnalyzed(Query *query);
 
 /* cache_uninstall.c: DROP EXTENSION sfcache leaves nothing */
 extern void CacheUninstallBegin(Node *stmt);

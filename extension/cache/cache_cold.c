@@ -12,6 +12,18 @@
  *		whether that changed. The windows are counted per statement in
  *		sfcache.statements' shared entry (cache_stats.c).
  *
+ * A plan that nothing keeps (the simple protocol's, or a custom plan with
+ * parameter values) is not even made as a cache plan while its statement
+ * is cold: the planner hook leaves it to PostgreSQL, so that a cold miss
+ * costs one planning and one executor, as without sfcache. A plan the plan
+ * cache keeps (a prepared statement's generic plan) is made as a cache
+ * plan whatever the temperature, since it outlives it; its executions run
+ * its child, planned once (cache_child_plan.c). The planner cannot tell
+ * the simple protocol's plan from a generic plan by its arguments (neither
+ * has parameter values): the simple protocol plans the very query tree
+ * that parse analysis just gave the post_parse_analyze hook, for the very
+ * string the client sent, where the plan cache plans a copy.
+ *
  * Running the child in place of the cache plan is what a bypass does: the
  * result is PostgreSQL's own, so this is always correct; it only costs
  * the hits a cold statement might have had. Under EXPLAIN (ANALYZE or not)
@@ -22,8 +34,57 @@
 #include "postgres.h"
 
 #include "executor/executor.h"
+#include "tcop/tcopprot.h"
 
 #include "cache/cache_internal.h"
+
+/*
+ * The query parse analysis gave last, and the client's string it came
+ * from; cleared when the planner looks at it.
+ */
+static const Query *analyzed_query = NULL;
+static const char *analyzed_string = NULL;
+
+/* post_parse_analyze (core_hooks.c): the query a one-shot plan would plan. */
+void
+CacheColdNoteAnalyzed(Query *query)
+{
+	if (cache_cold_after <= 0 || query->commandType != CMD_SELECT)
+		return;
+	analyzed_query = query;
+	analyzed_string = debug_query_string;
+}
+
+/*
+ * The planner hook (cache_plan.c), for a client's SELECT: is its plan one
+ * that nothing keeps, of a cold statement? If so, its execution is counted
+ * as cold now (a one-shot plan runs once), and it is to be planned as
+ * PostgreSQL plans it.
+ */
+bool
+CacheColdPlansAsUsual(Query *parse, bool generic, bool *decided)
+{
+	bool		one_shot = !generic ||
+		(parse == analyzed_query && analyzed_string == debug_query_string);
+
+	analyzed_query = NULL;
+	analyzed_string = NULL;
+	*decided = cache_cold_after > 0 && one_shot && !CacheExplaining();
+	return *decided && CacheStatsTakeCold(parse->queryId);
+}
+
+/*
+ * The cache plan of a one-shot plan whose execution CacheColdPlansAsUsual
+ * counted already: it runs as planned, and is not taken again when it
+ * starts.
+ */
+static const PlannedStmt *decided_plan = NULL;
+
+void
+CacheColdNoteDecided(const PlannedStmt *stmt)
+{
+	decided_plan = stmt;
+}
 
 /*
  * ExecutorStart (core_hooks.c), before the plan starts: a cold statement's
@@ -36,6 +97,11 @@ CacheColdExecutorStart(QueryDesc *queryDesc, int eflags)
 	PlannedStmt *stmt = queryDesc->plannedstmt;
 	PlannedStmt *child;
 
+	if (stmt == decided_plan)
+	{
+		decided_plan = NULL;
+		return;
+	}
 	if (cache_cold_after <= 0 || stmt->commandType != CMD_SELECT ||
 		stmt->planTree == NULL || !IsA(stmt->planTree, CustomScan) ||
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) || queryDesc->instrument_options != 0 ||

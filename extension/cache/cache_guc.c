@@ -40,7 +40,7 @@ int			cache_max_entries = 10000;
 int			cache_max_entry_size_kb = 1024;
 int			cache_ttl_s = 300;
 int			cache_wait_timeout_ms = 10000;
-int			cache_cold_after = 0;
+int			cache_cold_after = 100;
 int			cache_max_statements = 1000;
 int			cache_max_tags_per_transaction = 10000;
 bool		cache_wal_invalidations = false;
@@ -289,8 +289,8 @@ CacheGucInit(void)
 
 	DefineCustomIntVariable("sfcache.cold_after",
 							"Executions through the cache after which a statement served less than once in a hundred runs as PostgreSQL plans it.",
-							"It then runs so for 15 times as many executions, and goes through the cache again to look. 0: never.",
-							&cache_cold_after, 0, 0, 1000000,
+							"It then runs so for 15 times as many executions (doubled for each such verdict in a row, up to 8 times), one in 64 of them still through the cache, and goes through the cache again to look. 0: never.",
+							&cache_cold_after, 100, 0, 1000000,
 							PGC_SUSET, 0, NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("sfcache.admission",

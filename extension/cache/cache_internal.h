@@ -448,6 +448,8 @@ extern void CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid,
 							 uint64 saved_us);
 extern void CacheStatsAddTime(CacheTime time, uint64 queryid, uint64 us);
 extern bool CacheStatsTakeCold(uint64 queryid);
+extern bool CacheColdPlansAsUsual(Query *parse, bool generic, bool *decided);
+extern void CacheColdNoteDecided(const PlannedStmt *stmt);
 extern void CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us,
 							 uint64 window_us);
 extern void CacheStatsBypass(CacheBypass why, uint64 queryid);

@@ -225,6 +225,14 @@ note_planned_bypass(uint64 queryid, CacheBypass why)
 	entry->why = why;
 }
 
+/* A statement counted at planning (a cold one) is not counted again at its start. */
+static void
+forget_planned_bypass(uint64 queryid)
+{
+	if (planned_bypasses != NULL)
+		hash_search(planned_bypasses, &queryid, HASH_REMOVE, NULL);
+}
+
 /*
  * ExecutorStart (core_hooks.c): an execution of a
  * client's SELECT whose planning bypassed the cache counts as one bypass.
@@ -278,6 +286,9 @@ plan_client_select(Query *parse, const char *query_string, bool generic, int cur
 PlannedStmt *
 CachePlanStatement(Query *parse, const char *query_string, bool generic, int cursorOptions)
 {
+	PlannedStmt *plan;
+	bool		decided;
+
 	if (parse->commandType != CMD_SELECT || !is_client_statement(query_string) ||
 		!SfcExtensionActive())
 		return NULL;
@@ -288,7 +299,15 @@ CachePlanStatement(Query *parse, const char *query_string, bool generic, int cur
 		CacheStatsBypass(CACHE_BYPASS_NOT_SELECT, parse->queryId);
 		return NULL;
 	}
-	return plan_client_select(parse, query_string, generic, cursorOptions);
+	if (CacheColdPlansAsUsual(parse, generic, &decided))
+	{
+		forget_planned_bypass(parse->queryId);
+		return NULL;
+	}
+	plan = plan_client_select(parse, query_string, generic, cursorOptions);
+	if (plan != NULL && decided)
+		CacheColdNoteDecided(plan);
+	return plan;
 }
 
 /* The text of the prepared statement a client's EXECUTE (or EXPLAIN of one) runs. */

@@ -67,6 +67,8 @@ typedef struct StatementStats
 	uint32		cold_seen;		/* executions through the cache in it */
 	uint32		cold_served;	/* of those, served (hits, coalesced) */
 	uint32		cold_left;		/* executions still to run as planned */
+	uint32		cold_sampled;	/* cold executions taken, for sampling */
+	uint8		cold_streak;	/* cold verdicts in a row, up to 3 */
 	uint8		hll[HLL_REGISTERS];
 	uint8		nsmall;			/* distinct keys counted exactly, or
 								 * SMALL_KEYS + 1: more, estimated */
@@ -286,35 +288,59 @@ CacheStatsCount(CacheStat counter, uint64 queryid)
 		WITH_STATEMENT(queryid, s, s->counters[counter]++);
 }
 
+/*
+ * sfcache.cold_after (cache_cold.c), under the statement's spinlock. A full
+ * window of executions through the cache served less than once in a
+ * hundred makes the statement cold for COLD_RUNS_PER_WINDOW times the
+ * window, doubled for each cold verdict in a row up to COLD_MAX_DOUBLINGS
+ * times (a statement whose keys never repeat pays a window through the
+ * cache in 121 rather than in 16). One cold execution in COLD_SAMPLE_EVERY
+ * still goes through the cache, and a served one ends the cold run: a herd
+ * of identical executions of a statement that was cold is coalesced after
+ * a few samples (the first stores, past admission, the next is a hit), not
+ * after the cold run.
+ */
+#define COLD_RUNS_PER_WINDOW 15
+#define COLD_MAX_DOUBLINGS 3
+#define COLD_SAMPLE_EVERY 64
+
 static inline void
 take_cold(StatementStats *s, bool *cold)
 {
 	if (s->cold_left == 0)
 		return;
 	s->cold_left--;
+	if (++s->cold_sampled % COLD_SAMPLE_EVERY == 0)
+		return;
 	s->bypasses++;
 	s->last_bypass = CACHE_BYPASS_COLD;
 	*cold = true;
 }
 
-/*
- * An execution through the cache, served or not, in the statement's
- * window (under its spinlock): a full window served less than once in a
- * hundred makes the statement cold for COLD_RUNS_PER_WINDOW windows.
- */
-#define COLD_RUNS_PER_WINDOW 15
-
+/* An execution through the cache, served or not. */
 static inline void
 cold_window_note(StatementStats *s, bool served)
 {
 	if (cache_cold_after <= 0)
 		return;
+	if (s->cold_left > 0)
+	{
+		/* a sample of a cold run */
+		if (served)
+			s->cold_left = s->cold_streak = 0;
+		return;
+	}
 	s->cold_seen++;
 	s->cold_served += served;
 	if (s->cold_seen >= (uint32) cache_cold_after)
 	{
 		if ((uint64) s->cold_served * 100 < s->cold_seen)
-			s->cold_left = COLD_RUNS_PER_WINDOW * s->cold_seen;
+		{
+			s->cold_left = (COLD_RUNS_PER_WINDOW * s->cold_seen) << s->cold_streak;
+			s->cold_streak = Min(s->cold_streak + 1, COLD_MAX_DOUBLINGS);
+		}
+		else
+			s->cold_streak = 0;
 		s->cold_seen = s->cold_served = 0;
 	}
 }

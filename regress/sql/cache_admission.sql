@@ -70,6 +70,9 @@ CREATE TABLE ledger (id int PRIMARY KEY, amount int);
 INSERT INTO ledger SELECT g, g % 97 FROM generate_series(1, 20000) g;
 PREPARE one_off (int) AS SELECT amount FROM ledger WHERE id = $1;
 PREPARE twice (int) AS SELECT amount, 'twice' FROM ledger WHERE id = $1;
+-- admission alone: by default the one-off statement would go cold after
+-- its first 100 executions (cache_cold.sql) and skip the cache altogether
+SET sfcache.cold_after = 0;
 \set ECHO none
 \o /dev/null
 SELECT CASE WHEN g % 1000 = 0 THEN format('EXECUTE twice(%s)', g / 1000)
@@ -84,6 +87,7 @@ SELECT calls, not_admitted, leader_executions, stores
 FROM sfcache.statements WHERE query LIKE 'PREPARE twice%';
 DEALLOCATE one_off;
 DEALLOCATE twice;
+RESET sfcache.cold_after;
 DROP TABLE ledger;
 
 -- A new workload gets in whatever an old one counted: admission never

@@ -8,7 +8,10 @@
 #   generic plan; then ten misses plan nothing more;
 # - force_custom_plan: each miss plans (the counter counts);
 # - the kept plan goes with the cache plan: after DROP INDEX of the index
-#   it used, or ALTER TABLE, the next misses still run and return the rows.
+#   it used, or ALTER TABLE, the next misses still run and return the rows;
+# - a cold statement of the simple protocol (cache_cold.c) is planned once
+#   per execution, as PostgreSQL plans it, not as a cache plan and then
+#   its child.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -96,6 +99,25 @@ $out = $node->safe_psql(
 is( $out,
 	join("\n", map { my $n = $_; scalar(grep { $_ % 7 == 3 } 1 .. $n) } (100, 200, 300, 400, 500)),
 	'the kept plan is dropped with its cache plan: DROP INDEX, ALTER TABLE, CREATE INDEX');
+
+# A cold statement sent with the simple protocol: a window of 20 distinct
+# keys served 0 times makes it cold; its next 30 executions (no sample
+# among them: one in 64) plan once each, where a cache plan and its child
+# would plan twice.
+$node->safe_psql('postgres', 'SELECT pg_stat_statements_reset(); SELECT sfcache.flush()');
+$out = $node->safe_psql(
+	'postgres', q{SET sfcache.cold_after = 20;}
+	  . join('', map { "SELECT w FROM t WHERE id = $_;\n" } (1 .. 20))
+	  . qq{SELECT calls, plans FROM pg_stat_statements WHERE query LIKE 'SELECT w FROM t WHERE id = \$1' \\gset
+	  }
+	  . join('', map { "SELECT w FROM t WHERE id = $_;\n" } (21 .. 50))
+	  . qq{SELECT calls - :calls, plans - :plans FROM pg_stat_statements WHERE query LIKE 'SELECT w FROM t WHERE id = \$1';
+	  SELECT bypasses FROM sfcache.statements WHERE query LIKE 'SELECT w FROM t WHERE id =%';});
+@lines = split /\n/, $out;
+is(join(',', @lines[20 .. 49]), join(',', map { $_ % 7 } 21 .. 50),
+	'simple protocol, cold: the rows');
+is($lines[50], '30|30', 'simple protocol, cold: 30 executions planned once each');
+is($lines[51], '30', 'simple protocol, cold: counted as 30 bypasses');
 
 $node->stop;
 done_testing();
