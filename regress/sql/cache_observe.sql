@@ -42,7 +42,7 @@ SELECT sfcache.reset();
 SET sfcache.cache = observe;
 SHOW sfcache.cache;
 -- A plain EXPLAIN (no ANALYZE) shows the cache node and says it observes.
-EXPLAIN (COSTS OFF) SELECT label FROM watched WHERE id = 7;
+EXPLAIN (COSTS OFF) SELECT v FROM watched WHERE id = 7;
 
 -- The first execution leads and stores, as in on mode; the second would
 -- have been a hit: it runs, with the same rows as off, and counts an
