@@ -449,8 +449,8 @@ typedef enum CacheTime
 	CACHE_TIME_WAIT,			/* executions waiting for a leader */
 	CACHE_TIME_SAVED,			/* hits and coalesced followers: their rows'
 								 * leader execution, not run again */
-	CACHE_TIME_OBSERVED_SAVED,	/* observe mode: the own runs of observed
-								 * hits and followers, which on would not run */
+	CACHE_TIME_OBSERVED_SAVED,	/* observe mode: the own runs of observed hits
+								 * and followers, which on would not run */
 	CACHE_NUM_TIMES
 } CacheTime;
 
