@@ -99,6 +99,22 @@ SHOW sfcache.cache;
 SELECT label FROM watched WHERE id = 11;
 SELECT label FROM watched WHERE id = 11;
 SELECT * FROM observed_row('SELECT label FROM watched WHERE id =%');
+-- The forecast query of doc/operations.md ("Observe first"), as written
+-- there, on the statements above (saved_s_per_hour is a time: not shown).
+SELECT query, calls, would_serve_pct, observed_window_hits, saved_s_per_hour >= 0 AS timed,
+	   stores, bypasses, last_bypass_reason
+FROM (
+SELECT s.query, s.calls,
+       round(100.0 * (s.observed_hits + s.observed_coalesced) / nullif(s.calls, 0), 1) AS would_serve_pct,
+       s.observed_window_hits,
+       round((s.observed_saved_time / 1000
+              / greatest(extract(epoch FROM now() - t.reset_at), 1) * 3600)::numeric, 2) AS saved_s_per_hour,
+       s.stores, pg_size_pretty(s.bytes_stored) AS stored,
+       s.bypasses, s.last_bypass_reason
+FROM sfcache.statements s, sfcache.stats t
+WHERE s.dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+ORDER BY s.observed_saved_time DESC LIMIT 20
+) forecast WHERE query ~ '^SELECT (label|count\(\*\)) FROM watched' ORDER BY query, calls;
 ALTER DATABASE :"regress_db" RESET sfcache.cache;
 \c
 SHOW sfcache.cache;
