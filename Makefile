@@ -151,6 +151,7 @@ ADVISOR_OBJS = \
 	advisor/indexdef.o \
 	advisor/migration.o \
 	advisor/naming.o \
+	advisor/observe.o \
 	advisor/owners.o \
 	advisor/options.o \
 	advisor/strlist.o

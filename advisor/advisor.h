@@ -205,6 +205,31 @@ typedef struct StatementInfo
 	char	   *query;
 } StatementInfo;
 
+/* A statement's observed counters (observe.c), every role's together. */
+typedef struct ObservedStatement
+{
+	char	   *queryid;
+	long long	calls;
+	long long	hits;			/* observed_hits */
+	long long	coalesced;		/* observed_coalesced */
+	long long	window_hits;	/* observed_window_hits */
+	double		saved_s_per_hour;	/* observed_saved_time per hour */
+	char	   *query;
+	int			chosen;			/* worth the cache */
+} ObservedStatement;
+
+/* What observe mode forecasts for this database (observe.c). */
+typedef struct ObserveForecast
+{
+	ObservedStatement *stmts;	/* the statements observed served */
+	int			n;
+	int			nchosen;
+	long long	reads;			/* calls of every statement of the database */
+	long long	served;			/* of them, the chosen statements' observed */
+	double		saved_s_per_hour;	/* the chosen statements' */
+	double		hours;			/* since sfcache.reset() */
+} ObserveForecast;
+
 /* n_distinct of one column, from pg_stats. */
 typedef struct ColumnStat
 {
@@ -244,6 +269,7 @@ typedef struct Workload
 	int			ncache;
 	StatementInfo *stmts;
 	int			nstmts;
+	ObserveForecast observe;
 	ColumnStat *stats;
 	int			nstats;
 	SearchWork	search;
@@ -318,6 +344,11 @@ extern void cache_setting_guarded_sql(PGconn *conn, const CacheSetting *s, int d
 									  PQExpBuffer out);
 extern void cache_setting_evidence(const Workload *w, const CacheSetting *s, StrList *lines);
 extern void cache_settings_free(Workload *w);
+
+/* observe.c */
+extern bool observe_fetch(PGconn *conn, const AdvisorOptions *opts, Workload *w);
+extern void observe_forecast_lines(const Workload *w, StrList *lines);
+extern void observe_free(Workload *w);
 
 /* migration.c: the statements every format writes */
 extern void migration_up(PGconn *conn, const Workload *w, const Advice *a,

@@ -7,6 +7,8 @@
  *		table, method, keys, predicate, evidence (with the result cache
  *		windows starved for want of it), the existing indexes it makes
  *		redundant, and its "up" and "down" statements) and
+ *		"observe_forecast" when observe mode counted something (observe.c:
+ *		reads, served, saved_s_per_hour and the statements), and
  *		"cache_settings" (each with its action, table, column, evidence and
  *		its "up" and "down" statements).
  *
@@ -159,6 +161,35 @@ json_cache_settings(FILE *out, PGconn *conn, const Workload *w)
 	termPQExpBuffer(&b);
 }
 
+/* Observe mode's forecast (observe.c), only when something was observed. */
+static void
+json_observe(FILE *out, const Workload *w)
+{
+	const ObserveForecast *f = &w->observe;
+	int			i;
+
+	if (f->n == 0)
+		return;
+	fprintf(out, "  \"observe_forecast\": {\n    \"hours\": %.4f,\n    \"reads\": %lld,\n"
+			"    \"served\": %lld,\n    \"saved_s_per_hour\": %.3f,\n    \"statements\": [\n",
+			f->hours, f->reads, f->served, f->saved_s_per_hour);
+	for (i = 0; i < f->n; i++)
+	{
+		const ObservedStatement *s = &f->stmts[i];
+
+		fputs("      {\n", out);
+		json_key_str(out, "        ", "query_id", s->queryid, 1);
+		fprintf(out, "        \"chosen\": %s,\n        \"calls\": %lld,\n"
+				"        \"observed_hits\": %lld,\n        \"observed_coalesced\": %lld,\n"
+				"        \"observed_window_hits\": %lld,\n        \"saved_s_per_hour\": %.3f,\n",
+				s->chosen ? "true" : "false", s->calls, s->hits, s->coalesced,
+				s->window_hits, s->saved_s_per_hour);
+		json_key_str(out, "        ", "query", s->query, 0);
+		fputs(i + 1 < f->n ? "      },\n" : "      }\n", out);
+	}
+	fputs("    ]\n  },\n", out);
+}
+
 void
 emit_json(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts)
 {
@@ -177,6 +208,7 @@ emit_json(FILE *out, PGconn *conn, const Workload *w, const AdvisorOptions *opts
 		if (w->advice[i].chosen)
 			json_index(out, conn, w, &w->advice[i], opts, --left > 0);
 	fputs("  ],\n", out);
+	json_observe(out, w);
 	json_cache_settings(out, conn, w);
 	fputs("}\n", out);
 }

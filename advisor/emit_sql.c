@@ -1,8 +1,8 @@
 /*-------------------------------------------------------------------------
  *
  * emit_sql.c
- *		--format=sql: a header (database, time, extension version, options),
- *		then per chosen index a comment block with its evidence and its
+ *		--format=sql: a header (database, time, extension version, options,
+ *		observe mode's forecast when something was observed), then per chosen index a comment block with its evidence and its
  *		statements, then the cache settings section (per setting its
  *		evidence and statement). --down writes the reverse, in the
  *		reverse order. The file runs with psql as it is: every statement
@@ -26,6 +26,19 @@ emit_comment(FILE *out, const char *prefix, const char *text)
 	append_comment_text(&b, text, 0);
 	fprintf(out, "%s%s\n", prefix, b.data);
 	termPQExpBuffer(&b);
+}
+
+/* Observe mode's forecast (observe.c), if anything was observed. */
+static void
+emit_observe_forecast(FILE *out, const char *prefix, const Workload *w)
+{
+	StrList		lines = {0};
+	int			i;
+
+	observe_forecast_lines(w, &lines);
+	for (i = 0; i < lines.n; i++)
+		fprintf(out, "%s%s\n", prefix, lines.items[i]);
+	strlist_free(&lines);
 }
 
 /* The header lines shared by sql and django (comment marker in prefix). */
@@ -56,6 +69,7 @@ emit_header(FILE *out, const char *prefix, const Workload *w, const AdvisorOptio
 				prefix, w->search.statements, w->search.candidates, w->search.plannings,
 				w->search.max_plannings, w->search.truncated ? ", reached: truncated" : "",
 				w->search.cost_before, w->search.cost_after);
+	emit_observe_forecast(out, prefix, w);
 }
 
 static void

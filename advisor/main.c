@@ -172,6 +172,7 @@ run(PGconn *conn, const AdvisorOptions *opts, Workload *w)
 	/* cache_settings.c and owners.c use fetch.c, not the reverse: read here */
 	if (!fetch_workload(conn, opts, w) || !owners_read(conn, w) ||
 		(!opts->no_cache_settings && !cache_settings_fetch(conn, opts, w)) ||
+		(!opts->no_cache_settings && !observe_fetch(conn, opts, w)) ||
 		!not_canceled())
 		return ADVISOR_EXIT_FAILED;
 	consolidate(w, opts);
@@ -227,6 +228,7 @@ main(int argc, char **argv)
 	}
 	free(opts.tables);
 	cache_settings_free(&w);
+	observe_free(&w);
 	workload_free(&w);
 	advisor_disconnect(conn);
 	return status;

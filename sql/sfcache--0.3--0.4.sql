@@ -5,7 +5,8 @@
 -- sfcache.stats and sfcache.statements: one outcome per execution
 -- (leader_executions, not_admitted, window_hits, the shared tier's shared_*;
 -- statements' misses gone), and what the cache costs and saves (leader_time,
--- window_time, wait_time, saved_time: doc/cache.md).
+-- window_time, wait_time, saved_time: doc/cache.md), and what observe mode
+-- (sfcache.cache = observe) counts would have been served (observed_*).
 -- The functions' OUT columns change, so they and their views are recreated.
 DROP VIEW sfcache.stats;
 DROP FUNCTION sfcache.stats_counters();
@@ -19,10 +20,13 @@ CREATE FUNCTION sfcache.stats_counters(
 	OUT leader_executions bigint, OUT not_admitted bigint, OUT window_hits bigint,
 	OUT shared_hits bigint, OUT shared_stores bigint, OUT shared_refusals bigint,
 	OUT shared_lock_waits bigint, OUT shared_errors bigint,
+	OUT observed_hits bigint, OUT observed_coalesced bigint,
+	OUT observed_window_hits bigint,
 	OUT bypasses bigint, OUT bytes_used bigint, OUT entries bigint,
 	OUT untracked_statements bigint,
 	OUT leader_time float8, OUT window_time float8, OUT wait_time float8,
-	OUT saved_time float8, OUT reset_at timestamptz)
+	OUT saved_time float8, OUT observed_saved_time float8,
+	OUT reset_at timestamptz)
 RETURNS record
 LANGUAGE C STRICT
 SET search_path = pg_catalog
@@ -42,8 +46,10 @@ CREATE FUNCTION sfcache.statement_counters(
 	OUT leader_executions bigint, OUT not_admitted bigint, OUT window_hits bigint,
 	OUT bypasses bigint, OUT last_bypass_reason text,
 	OUT stores bigint, OUT bytes_stored bigint,
+	OUT observed_hits bigint, OUT observed_coalesced bigint,
+	OUT observed_window_hits bigint,
 	OUT leader_time float8, OUT window_time float8, OUT wait_time float8,
-	OUT saved_time float8)
+	OUT saved_time float8, OUT observed_saved_time float8)
 RETURNS SETOF record
 LANGUAGE C STRICT
 SET search_path = pg_catalog

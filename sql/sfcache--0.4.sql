@@ -232,10 +232,13 @@ CREATE FUNCTION sfcache.stats_counters(
 	OUT leader_executions bigint, OUT not_admitted bigint, OUT window_hits bigint,
 	OUT shared_hits bigint, OUT shared_stores bigint, OUT shared_refusals bigint,
 	OUT shared_lock_waits bigint, OUT shared_errors bigint,
+	OUT observed_hits bigint, OUT observed_coalesced bigint,
+	OUT observed_window_hits bigint,
 	OUT bypasses bigint, OUT bytes_used bigint, OUT entries bigint,
 	OUT untracked_statements bigint,
 	OUT leader_time float8, OUT window_time float8, OUT wait_time float8,
-	OUT saved_time float8, OUT reset_at timestamptz)
+	OUT saved_time float8, OUT observed_saved_time float8,
+	OUT reset_at timestamptz)
 RETURNS record
 LANGUAGE C STRICT
 SET search_path = pg_catalog
@@ -262,8 +265,10 @@ CREATE FUNCTION sfcache.statement_counters(
 	OUT leader_executions bigint, OUT not_admitted bigint, OUT window_hits bigint,
 	OUT bypasses bigint, OUT last_bypass_reason text,
 	OUT stores bigint, OUT bytes_stored bigint,
+	OUT observed_hits bigint, OUT observed_coalesced bigint,
+	OUT observed_window_hits bigint,
 	OUT leader_time float8, OUT window_time float8, OUT wait_time float8,
-	OUT saved_time float8)
+	OUT saved_time float8, OUT observed_saved_time float8)
 RETURNS SETOF record
 LANGUAGE C STRICT
 SET search_path = pg_catalog

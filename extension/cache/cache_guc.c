@@ -57,6 +57,7 @@ static const struct config_enum_entry cache_mode_options[] = {
 	{"off", CACHE_MODE_OFF, false},
 	{"coalesce", CACHE_MODE_COALESCE, false},
 	{"on", CACHE_MODE_ON, false},
+	{"observe", CACHE_MODE_OBSERVE, false},
 	{NULL, 0, false}
 };
 
@@ -235,7 +236,7 @@ CacheGucInit(void)
 {
 	DefineCustomEnumVariable("sfcache.cache",
 							 "Whether read-only statements are coalesced (coalesce) and also kept (on).",
-							 NULL,
+							 "observe keeps results as on but serves none: it counts what would have been served.",
 							 &cache_cache_mode, CACHE_MODE_ON, cache_mode_options,
 							 PGC_USERSET, 0, NULL, NULL, NULL);
 

@@ -41,7 +41,9 @@ typedef enum CacheMode
 {
 	CACHE_MODE_OFF,
 	CACHE_MODE_COALESCE,		/* merge concurrent identical misses only */
-	CACHE_MODE_ON				/* merge and keep results */
+	CACHE_MODE_ON,				/* merge and keep results */
+	CACHE_MODE_OBSERVE			/* keep results as on, serve none: count what
+								 * would have been served */
 } CacheMode;
 
 extern int	cache_cache_mode;
@@ -338,7 +340,11 @@ typedef enum CacheOutcome
 	CACHE_HIT,					/* served from a ready entry */
 	CACHE_FOLLOWER_HIT,			/* waited for a leader, then served */
 	CACHE_LEADER,				/* this backend computes and publishes */
-	CACHE_RUN_UNCACHED			/* run it without the cache */
+	CACHE_RUN_UNCACHED,			/* run it without the cache */
+	CACHE_OBSERVED_HIT,			/* observe mode: a ready entry would have
+								 * served it; it runs its own plan */
+	CACHE_OBSERVED_FOLLOWER		/* observe mode: it would have waited for a
+								 * leader; it runs its own plan at once */
 } CacheOutcome;
 
 /*
@@ -395,9 +401,10 @@ extern void CacheFlushAll(void);
 
 /*
  * Counters. An execution of a cached statement ends in exactly one outcome
- * (hits, coalesced, leader executions, not admitted, or a bypass counted
- * by reason); the others count events (a miss is a lookup that led,
- * whatever came of it). A window hit is also a hit.
+ * (hits, coalesced, leader executions, not admitted, observed hits,
+ * observed coalesced, or a bypass counted by reason); the others count
+ * events (a miss is a lookup that led, whatever came of it). A window hit
+ * is also a hit, an observed window hit also an observed hit.
  */
 typedef enum CacheStat
 {
@@ -422,6 +429,12 @@ typedef enum CacheStat
 	CACHE_STAT_SHARED_REFUSALS, /* event: a shared entry the rule refused */
 	CACHE_STAT_SHARED_LOCK_WAITS,	/* event: waited for another node's lock */
 	CACHE_STAT_SHARED_ERRORS,	/* event: Redis failed or timed out */
+	CACHE_STAT_OBSERVED_HITS,	/* outcome (observe mode): would have been a
+								 * hit, ran its own plan */
+	CACHE_STAT_OBSERVED_COALESCED,	/* outcome (observe mode): would have
+									 * followed a leader, ran its own plan */
+	CACHE_STAT_OBSERVED_WINDOW_HITS,	/* of the observed hits, those a
+										 * validity window would have served */
 	CACHE_NUM_STATS
 } CacheStat;
 
@@ -436,6 +449,8 @@ typedef enum CacheTime
 	CACHE_TIME_WAIT,			/* executions waiting for a leader */
 	CACHE_TIME_SAVED,			/* hits and coalesced followers: their rows'
 								 * leader execution, not run again */
+	CACHE_TIME_OBSERVED_SAVED,	/* observe mode: the own runs of observed hits
+								 * and followers, which on would not run */
 	CACHE_NUM_TIMES
 } CacheTime;
 
@@ -447,6 +462,8 @@ extern void CacheStatsCount(CacheStat counter, uint64 queryid);
 extern void CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid,
 							 uint64 saved_us);
 extern void CacheStatsAddTime(CacheTime time, uint64 queryid, uint64 us);
+extern void CacheStatsObserved(CacheStat outcome, bool by_window, uint64 queryid,
+							   uint64 ran_us);
 extern bool CacheStatsTakeCold(uint64 queryid);
 extern bool CacheColdPlansAsUsual(Query *parse, bool generic, bool *decided);
 extern void CacheColdNoteDecided(const PlannedStmt *stmt);

@@ -15,6 +15,10 @@
  * virtual slot that only counts the row for the executor, while the
  * receiver sends the row's DataRow (CacheScanTakeDataRow).
  *
+ * In observe mode (sfcache.cache = observe) a lookup that would have hit
+ * or followed a leader runs the saved query itself instead (run_observed):
+ * rows never come from the store, nor from the shared tier.
+ *
  * A portal may be run again with another receiver, encoding or formats
  * (cache_replay.c decides at each ExecutorRun): when its first run has a
  * row limit, the scan keeps both forms of the rows and moves through them
@@ -258,6 +262,17 @@ begin_scan(CustomScanState *node, EState *estate, int eflags)
 										   &TTSOpsVirtual, 0);
 }
 
+/* Microseconds from *start to now. */
+static uint64
+us_since(instr_time *start)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, *start);
+	return (uint64) INSTR_TIME_GET_MICROSEC(now);
+}
+
 /* Run the saved query without the cache, with the statement's own snapshot. */
 static void
 run_uncached(CacheScanState *state, CacheBypass why)
@@ -270,6 +285,30 @@ run_uncached(CacheScanState *state, CacheBypass why)
 	CacheStatsBypass(why, state->priv.query->queryId);
 	run_child(state, estate->es_snapshot, (DestReceiver *) rr, NULL);
 	state->spill = rr->spill;
+}
+
+/*
+ * Observe mode: an execution that a stored result (CACHE_OBSERVED_HIT) or
+ * a leader computing (CACHE_OBSERVED_FOLLOWER) would have served runs its
+ * own plan at once, with the statement's snapshot; its run is the time the
+ * cache would have saved.
+ */
+static void
+run_observed(CacheScanState *state, CacheOutcome outcome)
+{
+	EState	   *estate = state->css.ss.ps.state;
+	CacheResultReceiver *rr = CacheResultReceiverCreate(0);
+	instr_time	started;
+
+	INSTR_TIME_SET_CURRENT(started);
+	run_child(state, estate->es_snapshot, (DestReceiver *) rr, NULL);
+	state->exec_us = us_since(&started);
+	state->spill = rr->spill;
+	CacheStatsObserved(outcome == CACHE_OBSERVED_HIT ?
+					   CACHE_STAT_OBSERVED_HITS : CACHE_STAT_OBSERVED_COALESCED,
+					   outcome == CACHE_OBSERVED_HIT && state->probe != NULL &&
+					   state->probe->by_window,
+					   state->priv.query->queryId, state->exec_us);
 }
 
 /* Run the saved query in a database where sfcache is not created: uncounted. */
@@ -347,17 +386,6 @@ publish_leader_result(CacheScanState *state, CacheKey key, CacheResultReceiver *
 	}
 }
 
-/* Microseconds from *start to now. */
-static uint64
-us_since(instr_time *start)
-{
-	instr_time	now;
-
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, *start);
-	return (uint64) INSTR_TIME_GET_MICROSEC(now);
-}
-
 /*
  * Run the saved query as leader of entry_key (key's, or one of its window
  * entries: admission counts key): read the generations of its relations,
@@ -423,7 +451,8 @@ run_as_leader(CacheScanState *state, CacheKey key, CacheKey entry_key)
 		SfcTestHoldOnAdvisoryLock(cache_test_hold_leader_lock);
 		/* admission before the run: windows only for a result to be kept */
 		keep = storable && standby_why == CACHE_BYPASS_NONE &&
-			cache_cache_mode == CACHE_MODE_ON && CacheAdmitRecordMiss(key);
+			(cache_cache_mode == CACHE_MODE_ON || cache_cache_mode == CACHE_MODE_OBSERVE) &&
+			CacheAdmitRecordMiss(key);
 		INSTR_TIME_SET_CURRENT(started);
 		run_child(state, GetActiveSnapshot(), (DestReceiver *) rr,
 				  keep && state->probe != NULL ? &watch : NULL);
@@ -534,6 +563,10 @@ resolve(CacheScanState *state)
 		case CACHE_RUN_UNCACHED:
 			run_uncached(state, why);
 			break;
+		case CACHE_OBSERVED_HIT:
+		case CACHE_OBSERVED_FOLLOWER:
+			run_observed(state, state->outcome);
+			break;
 	}
 }
 
@@ -641,6 +674,10 @@ outcome_name(CacheScanState *state)
 			return state->bypass == CACHE_BYPASS_NONE ? "leader" : "leader, not stored";
 		case CACHE_RUN_UNCACHED:
 			return "bypass";
+		case CACHE_OBSERVED_HIT:
+			return "observed hit (not served)";
+		case CACHE_OBSERVED_FOLLOWER:
+			return "observed follower (not served)";
 	}
 	return "unknown";
 }
@@ -723,6 +760,8 @@ explain_scan(CustomScanState *node, List *ancestors, ExplainState *es)
 		CacheWindowsExplain(state->probe, state->windows.data, state->windows.len, es);
 	if (state->resolved && es->analyze && es->timing)
 		explain_times(state, es);
+	if (cache_cache_mode == CACHE_MODE_OBSERVE)
+		ExplainPropertyText("Cache Mode", "observe (results kept, not served)", es);
 	ExplainPropertyInteger("Cache TTL", "s",
 						   CacheStatementTtl(state->priv.ttl_override_s, state->priv.ttl_default), es);
 	if (es->verbose)

@@ -37,6 +37,11 @@
  * In coalesce mode, and for a key not admitted (cache_admit.c), a
  * published entry is transient: the last follower to read it removes it.
  *
+ * In observe mode every transition is as in on mode (a leader registers,
+ * publishes and keeps its result) except serving: a lookup that finds a
+ * current entry holding it, or a leader computing, says so and copies
+ * nothing, registers as no follower and never sleeps.
+ *
  * Locking: every transition holds the partition lock of the entry's key
  * (CacheStorePartitionLock) exclusively; a lookup holds it shared. A
  * follower sleeps on the slot's condition variable without a lock.
@@ -183,7 +188,9 @@ serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
 	{
 		if (in_windows(e, probe))
 		{
-			CacheStoreCopyResult(e, result);
+			/* observe mode serves nothing: the rows are not copied */
+			if (cache_cache_mode != CACHE_MODE_OBSERVE)
+				CacheStoreCopyResult(e, result);
 			pg_atomic_write_u32(&e->referenced, 1);
 			state = FOUND_SERVED;
 		}
@@ -474,7 +481,10 @@ scan_entries(CacheKey key, int nentries, CachedResult *result, CacheWindowProbe 
  * that constants alternating between a few windows find each its own.
  * A hit and a served follower are counted here (hits, coalesced, and
  * window_hits of either); a leader's and an uncached run's outcome by the
- * caller, once it is known.
+ * caller, once it is known. In observe mode a lookup that would have hit
+ * returns CACHE_OBSERVED_HIT without the rows, and one that would have
+ * followed a leader CACHE_OBSERVED_FOLLOWER without waiting; the caller
+ * runs the statement and counts them.
  *
  * A lookup that finds a leader computing one of the entries follows it
  * (constants of one herd usually share a window). A follower that the
@@ -499,10 +509,14 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 
 		if (scan_entries(key, nentries, result, probe, &scan, entry_key))
 		{
+			if (cache_cache_mode == CACHE_MODE_OBSERVE)
+				return CACHE_OBSERVED_HIT;
 			count_served(CACHE_STAT_HITS, queryid, probe, result);
 			return CACHE_HIT;
 		}
 		CHECK_FOR_INTERRUPTS();
+		if (scan.computing != NULL && cache_cache_mode == CACHE_MODE_OBSERVE)
+			return CACHE_OBSERVED_FOLLOWER;
 		if (scan.computing == NULL || outside >= 2)
 		{
 			CacheKey	k;

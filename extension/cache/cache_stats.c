@@ -381,6 +381,27 @@ CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid, uint64 saved
 									cold_window_note(s, true)));
 }
 
+/*
+ * Observe mode: an execution that would have been served (outcome: an
+ * observed hit or coalesced follower; an observed window hit when
+ * by_window) ran its own plan in ran_us, the time the cache would have
+ * saved. For sfcache.cold_after it counts as served: a statement that would
+ * hit is not cold.
+ */
+void
+CacheStatsObserved(CacheStat outcome, bool by_window, uint64 queryid, uint64 ran_us)
+{
+	pg_atomic_fetch_add_u64(&stats->counters[outcome], 1);
+	if (by_window)
+		pg_atomic_fetch_add_u64(&stats->counters[CACHE_STAT_OBSERVED_WINDOW_HITS], 1);
+	pg_atomic_fetch_add_u64(&stats->times_us[CACHE_TIME_OBSERVED_SAVED], ran_us);
+	if (queryid != 0)
+		WITH_STATEMENT(queryid, s, (s->counters[outcome]++,
+									s->counters[CACHE_STAT_OBSERVED_WINDOW_HITS] += by_window,
+									s->times_us[CACHE_TIME_OBSERVED_SAVED] += ran_us,
+									cold_window_note(s, true)));
+}
+
 /* A leader's outcome in a statement's counters (under its spinlock). */
 static inline void
 add_leader(StatementStats *s, CacheBypass why, uint64 exec_us, uint64 window_us)
@@ -558,6 +579,7 @@ static uint64
 statement_calls(const StatementStats *s)
 {
 	return s->counters[CACHE_STAT_HITS] + s->counters[CACHE_STAT_COALESCED] +
+		s->counters[CACHE_STAT_OBSERVED_HITS] + s->counters[CACHE_STAT_OBSERVED_COALESCED] +
 		s->counters[CACHE_STAT_LEADER_EXECUTIONS] +
 		s->counters[CACHE_STAT_NOT_ADMITTED] + s->bypasses;
 }
@@ -597,14 +619,15 @@ CacheStatsMsDatum(uint64 us)
 
 /*
  * One row of sfcache.statements: calls = hits + coalesced +
- * leader_executions + not_admitted + bypasses; window_hits is a part of
- * hits; then the times, in CacheTime's order.
+ * observed_hits + observed_coalesced + leader_executions + not_admitted +
+ * bypasses; window_hits is a part of hits, observed_window_hits of
+ * observed_hits; then the times, in CacheTime's order.
  */
 static void
 put_statement_row(ReturnSetInfo *rsinfo, const StatementStats *s)
 {
-	Datum		values[15 + CACHE_NUM_TIMES];
-	bool		nulls[15 + CACHE_NUM_TIMES] = {0};
+	Datum		values[18 + CACHE_NUM_TIMES];
+	bool		nulls[18 + CACHE_NUM_TIMES] = {0};
 	int			n = 0;
 
 	values[n++] = ObjectIdGetDatum(s->key.dbid);
@@ -624,6 +647,9 @@ put_statement_row(ReturnSetInfo *rsinfo, const StatementStats *s)
 		values[n++] = CStringGetTextDatum(bypass_names[s->last_bypass]);
 	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_STORES]);
 	values[n++] = Int64GetDatum(s->bytes_stored);
+	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_OBSERVED_HITS]);
+	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_OBSERVED_COALESCED]);
+	values[n++] = Int64GetDatum(s->counters[CACHE_STAT_OBSERVED_WINDOW_HITS]);
 	for (int i = 0; i < CACHE_NUM_TIMES; i++)
 		values[n++] = CacheStatsMsDatum(s->times_us[i]);
 	Assert(n == rsinfo->setDesc->natts);

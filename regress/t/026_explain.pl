@@ -1,7 +1,8 @@
 # EXPLAIN of a cached statement with the options whose numbers change from
 # run to run (VERBOSE, SUMMARY, timings), and auto_explain: the same tree
 # as EXPLAIN, the cache node with the plan a miss runs under it, logged
-# once per statement (the child's own executor is not logged apart).
+# once per statement (the child's own executor is not logged apart); and
+# in observe mode, an observed hit whose child runs.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
@@ -79,6 +80,18 @@ is($node->safe_psql('postgres', q{SELECT round(saved_time::numeric, 3)
 	sprintf('%.3f', $saved), 'EXPLAIN shows the time the statement\'s counters add up');
 $plan = $node->safe_psql('postgres', 'EXPLAIN (ANALYZE, TIMING OFF) SELECT count(*) FROM course WHERE id <= 502');
 unlike($plan, qr/Cache \w+ Time/, 'TIMING OFF: no time of the cache either');
+
+# Observe mode: a stored result is not served, the child runs; a plain
+# EXPLAIN says the node observes.
+$node->safe_psql('postgres', 'SELECT title FROM course WHERE id = 4');
+$plan = $node->safe_psql('postgres', 'SET sfcache.cache = observe;
+	EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 4');
+like($plan, qr/^  Cache: observed hit \(not served\)\n  Cache Mode: observe \(results kept, not served\)\n  Cache TTL: 300 s\n  ->  Index Scan using course_pkey on course  \(cost=[\d.]+\.\.[\d.]+ rows=1 width=10\) \(actual rows=1(?:\.00)? loops=1\)$/m,
+	'observe, a stored key: an observed hit, the child executed');
+$plan = $node->safe_psql('postgres', 'SET sfcache.cache = observe;
+	EXPLAIN (COSTS OFF) SELECT title FROM course WHERE id = 4');
+like($plan, qr/^Custom Scan \(sfcache\)\n  Cache: not executed\n  Cache Mode: observe \(results kept, not served\)\n/m,
+	'observe, plain EXPLAIN: the cache node, observing');
 
 $node->stop;
 done_testing();

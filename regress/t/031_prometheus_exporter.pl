@@ -95,12 +95,13 @@ ok(defined $leader_s && abs($leader_s - $stats{leader_time} / 1000) < 1e-6,
 	'sfcache_stats_leader_time_seconds is sfcache.stats.leader_time in seconds')
   or diag("exported $leader_s, leader_time $stats{leader_time} ms");
 
-# Every counter of the hit ratio and every time is served.
+# Every counter of the hit ratio and of observe mode's forecast, and every time, is served.
 my %served = map { $_ => 1 } ($body =~ /^(sfcache_[a-z_]+)[{ ]/mg);
 for my $name (
 	map { "sfcache_stats_$_" } qw(hits coalesced leader_executions
 	not_admitted bypasses window_hits leader_time_seconds window_time_seconds
-	wait_time_seconds saved_time_seconds))
+	wait_time_seconds saved_time_seconds observed_hits observed_coalesced
+	observed_window_hits observed_saved_time_seconds))
 {
 	ok($served{$name}, "$name is exported");
 }
