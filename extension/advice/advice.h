@@ -12,11 +12,13 @@
 
 #include "access/xact.h"
 #include "executor/execdesc.h"
+#include "parser/parse_node.h"
 
 #include "base/base.h"
 
 /* advice_hooks.c: Init and the hooks' entry points (core_hooks.c) */
 extern void AdviceInit(void);
+extern bool AdviceWantsQueryId(ParseState *pstate);
 extern void AdviceExecutorStart(QueryDesc *queryDesc, int eflags);
 extern void AdviceExecutorEnd(QueryDesc *queryDesc);
 extern void AdviceUtilityDone(Node *stmt);

@@ -35,6 +35,7 @@
 #include "executor/instrument.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "parser/parse_node.h"
 #include "parser/parsetree.h"
 #include "tcop/utility.h"
 #include "utils/guc.h"
@@ -47,6 +48,9 @@
 /* Top-level statements being sampled (more than one with open cursors). */
 static QueryDesc *advice_sampled[ADVICE_MAX_SAMPLED];
 static int	advice_nsampled = 0;
+
+/* The write analyzed last was drawn, and is sampled when it starts. */
+static bool advice_drawn_write = false;
 
 /*
  * The cache's invalidation callback, inside a commit: the database's
@@ -63,8 +67,6 @@ void
 AdviceInit(void)
 {
 	AdviceGucInit();
-	/* statements are recorded by query id */
-	EnableQueryId();
 	SfcShmemRegister(&AdviceShmemPart);
 	/* after the record's part: its init reads the file into the record */
 	SfcShmemRegister(&AdvicePersistShmemPart);
@@ -72,17 +74,61 @@ AdviceInit(void)
 	AdviceWindowInit();
 }
 
-/* Should this statement's plan be recorded? */
+/* Could a client's statement starting now be sampled? */
 static bool
-advice_should_sample(int eflags)
+advice_may_sample(void)
 {
-	if (!advice_enabled || advice_sample_rate <= 0.0 ||
-		!SfcAtClientLevel() ||
-		(eflags & EXEC_FLAG_EXPLAIN_ONLY) || IsParallelWorker() ||
-		advice_nsampled >= ADVICE_MAX_SAMPLED || !SfcExtensionActive())
-		return false;
+	return advice_enabled && advice_sample_rate > 0.0 && SfcAtClientLevel() &&
+		!IsParallelWorker() && SfcExtensionActive();
+}
+
+/* Is this statement in the sampled share? */
+static bool
+advice_draw(void)
+{
 	return advice_sample_rate >= 1.0 ||
 		pg_prng_double(&pg_global_prng_state) < advice_sample_rate;
+}
+
+/*
+ * post_parse_analyze (core_hooks.c), when sfcache computes the query ids
+ * it needs (base_queryid.c): does this write (INSERT, UPDATE, DELETE,
+ * MERGE) need one? Only a sampled statement's id is recorded. A client's
+ * statement analyzed without parameters runs once, right after: it is
+ * drawn now, gets an id only if drawn, and its ExecutorStart then samples
+ * it without drawing again. One analyzed with parameters (the extended
+ * protocol, PREPARE) may run many times: it always gets an id, and each
+ * execution is drawn when it starts.
+ */
+bool
+AdviceWantsQueryId(ParseState *pstate)
+{
+	if (!advice_may_sample())
+		return false;
+	if (pstate->p_paramref_hook != NULL)
+		return true;
+	if (!advice_draw())
+		return false;
+	advice_drawn_write = true;
+	return true;
+}
+
+/* Should this statement's plan be recorded? */
+static bool
+advice_should_sample(PlannedStmt *stmt, int eflags)
+{
+	bool		write = stmt->commandType != CMD_SELECT;
+	bool		drawn = write && advice_drawn_write;
+
+	if (write)
+		advice_drawn_write = false;
+	if (!advice_may_sample() || (eflags & EXEC_FLAG_EXPLAIN_ONLY) ||
+		advice_nsampled >= ADVICE_MAX_SAMPLED)
+		return false;
+	if (!write || !SfcQueryIdsOwn())
+		return advice_draw();
+	/* drawn at its parse analysis when it had to be (AdviceWantsQueryId) */
+	return stmt->queryId != 0 && (drawn || advice_draw());
 }
 
 /* Forget queryDesc as sampled; was it? */
@@ -111,7 +157,10 @@ AdviceXactEvent(XactEvent event)
 {
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
 		event == XACT_EVENT_COMMIT)
+	{
 		advice_nsampled = 0;
+		advice_drawn_write = false;
+	}
 	/* DROP EXTENSION sfcache: nothing of the database is kept, nor written */
 	if (event == XACT_EVENT_COMMIT && SfcExtensionDroppedInXact())
 		AdviceStoreForgetDatabase(MyDatabaseId);
@@ -121,7 +170,7 @@ AdviceXactEvent(XactEvent event)
 void
 AdviceExecutorStart(QueryDesc *queryDesc, int eflags)
 {
-	if (advice_should_sample(eflags))
+	if (advice_should_sample(queryDesc->plannedstmt, eflags))
 	{
 		queryDesc->instrument_options |= INSTRUMENT_ROWS;
 		advice_sampled[advice_nsampled++] = queryDesc;

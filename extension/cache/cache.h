@@ -45,6 +45,9 @@ extern void CacheExplainEnd(ExplainState *es);
 extern bool CacheExplainUtilityBegin(PlannedStmt *pstmt);
 extern void CacheExplainUtilityEnd(bool saved);
 
+/* cache_capture_plan.c: a write's rows captured from its plan */
+extern void CacheCaptureStatement(QueryDesc *queryDesc, int eflags);
+
 /* cache_inval_hooks.c: where writes are seen */
 extern void CacheExecutorStart(QueryDesc *queryDesc, int eflags);
 extern bool CacheUtilityWritesBegin(Node *stmt);

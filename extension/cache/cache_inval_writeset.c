@@ -402,6 +402,20 @@ CacheNoteCapturedRow(Oid relid, uint32 column_hash, uint32 valuehash)
 	}
 }
 
+/*
+ * Does a statement of this transaction capture the rows it writes of relid
+ * (CacheNoteRowWrite)? *whole: then their values are no longer needed,
+ * the commit counts the relation whole anyway.
+ */
+bool
+CacheCapturesRowsOf(Oid relid, bool *whole)
+{
+	if (find_captured(relid) == NULL)
+		return false;
+	*whole = list_member_oid(whole_relids, relid);
+	return true;
+}
+
 /* A row of relid whose tracked values cannot be captured: the whole relation. */
 void
 CacheNoteUncapturedRow(Oid relid)

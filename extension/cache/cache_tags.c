@@ -50,7 +50,6 @@
  */
 #include "postgres.h"
 
-#include "access/hash.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_statistic.h"
@@ -61,7 +60,6 @@
 #include "parser/parsetree.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
-#include "utils/pg_locale.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
@@ -194,7 +192,8 @@ collect_quals(Node *node, List **quals)
 
 /*
  * A plain column of this level, through join aliases (USING columns of
- * inner joins are a column of one side): its entry and number.
+ * inner joins are a column of one side): its entry and number. Without a
+ * query (a plan's scan qual), a Var is the column it names.
  */
 static bool
 resolve_column(Query *query, Node *node, Index *varno, AttrNumber *attno)
@@ -208,8 +207,15 @@ resolve_column(Query *query, Node *node, Index *varno, AttrNumber *attno)
 		Var		   *var = (Var *) node;
 		RangeTblEntry *rte;
 
-		if (var->varlevelsup != 0 || var->varattno <= 0 ||
-			var->varno < 1 || var->varno > list_length(query->rtable))
+		if (var->varlevelsup != 0 || var->varattno <= 0)
+			return false;
+		if (query == NULL)
+		{
+			*varno = var->varno;
+			*attno = var->varattno;
+			return true;
+		}
+		if (var->varno < 1 || var->varno > list_length(query->rtable))
 			return false;
 		rte = rt_fetch(var->varno, query->rtable);
 		if (rte->rtekind != RTE_JOIN)
@@ -366,7 +372,6 @@ restriction_tags(Query *query, Restriction *r)
 	int32		typmod;
 	Oid			attcoll;
 	char	   *attname;
-	TypeCacheEntry *typentry;
 	List	   *tags = NIL;
 	ListCell   *lv;
 
@@ -374,18 +379,12 @@ restriction_tags(Query *query, Restriction *r)
 	attname = get_attname(rte->relid, r->attno, true);
 	if (attname == NULL)
 		return NIL;
-	if (OidIsValid(attcoll) &&
-		(r->inputcollid != attcoll || !get_collation_isdeterministic(attcoll)))
-		return NIL;
-	typentry = lookup_type_cache(atttype, TYPECACHE_HASH_OPFAMILY);
-	if (!OidIsValid(typentry->hash_opf) || !op_in_opfamily(r->opno, typentry->hash_opf))
-		return NIL;
 
 	foreach(lv, r->values)
 	{
 		Oid			type = list_nth_oid(r->value_types, foreach_current_index(lv));
-		Oid			hashproc = get_opfamily_proc(typentry->hash_opf, type, type,
-												 HASHSTANDARD_PROC);
+		Oid			hashproc = CacheTagHashProc(atttype, attcoll, r->opno, r->inputcollid,
+												type);
 
 		if (!OidIsValid(hashproc))
 			return NIL;
@@ -732,9 +731,39 @@ CacheStatementTags(Query *query)
 	return result;
 }
 
+/*
+ * Writers (cache_capture_plan.c): does qual, a conjunct that every row a
+ * plan's scan of entry varno returns satisfies, restrict column attno (of
+ * type atttype, collation attcoll) to values that name tags? Then its
+ * values (Const or Param nodes, for CacheTagValue) and the function that
+ * hashes each, by the rule readers follow (CacheTagHashProc).
+ */
+bool
+CacheQualTagValues(Node *qual, Index varno, AttrNumber attno, Oid atttype,
+				   Oid attcoll, List **values, List **hashprocs)
+{
+	Restriction *r = as_restriction(NULL, qual);
+	ListCell   *lt;
+
+	if (r == NULL || r->varno != varno || r->attno != attno)
+		return false;
+	*hashprocs = NIL;
+	foreach(lt, r->value_types)
+	{
+		Oid			hashproc = CacheTagHashProc(atttype, attcoll, r->opno, r->inputcollid,
+												lfirst_oid(lt));
+
+		if (!OidIsValid(hashproc))
+			return false;
+		*hashprocs = lappend_oid(*hashprocs, hashproc);
+	}
+	*values = r->values;
+	return true;
+}
+
 /* The value of a tag's constant or parameter at this execution. */
-static bool
-tag_value(Node *node, ParamListInfo params, Datum *value, bool *isnull)
+bool
+CacheTagValue(Node *node, ParamListInfo params, Datum *value, bool *isnull)
 {
 	if (IsA(node, Const))
 	{
@@ -797,7 +826,7 @@ CacheResultCounters(List *relids, List *statement_tags, ParamListInfo params,
 				bool		isnull;
 				uint32		hash;
 
-				if (!tag_value(lfourth(tag), params, &value, &isnull) ||
+				if (!CacheTagValue(lfourth(tag), params, &value, &isnull) ||
 					n >= CACHE_MAX_COUNTERS - remaining)
 				{
 					ok = false;

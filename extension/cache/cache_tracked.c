@@ -93,8 +93,8 @@ CacheIsCaptureFunction(Oid fnoid)
 }
 
 /* Does this trigger see every row written to its table? */
-static bool
-trigger_captures_every_row(const Trigger *trig)
+bool
+CacheTriggerCapturesEveryRow(const Trigger *trig)
 {
 	return TRIGGER_FOR_ROW(trig->tgtype) && TRIGGER_FOR_AFTER(trig->tgtype) &&
 		TRIGGER_FOR_INSERT(trig->tgtype) && TRIGGER_FOR_UPDATE(trig->tgtype) &&
@@ -120,7 +120,7 @@ tracked_columns(Relation rel)
 	{
 		const Trigger *trig = &trigdesc->triggers[i];
 
-		if (!trigger_captures_every_row(trig))
+		if (!CacheTriggerCapturesEveryRow(trig))
 			continue;
 		for (int a = 0; a < trig->tgnargs; a++)
 			columns = lappend(columns, pstrdup(trig->tgargs[a]));
@@ -274,7 +274,7 @@ sfcache_capture_triggers_0_3(PG_FUNCTION_ARGS)
 			values[0] = ObjectIdGetDatum(tg->tgrelid);
 			values[1] = NameGetDatum(&tg->tgname);
 			values[2] = NameGetDatum(&column);
-			values[3] = BoolGetDatum(trigger_captures_every_row(&trig));
+			values[3] = BoolGetDatum(CacheTriggerCapturesEveryRow(&trig));
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			p += strlen(p) + 1;
 		}

@@ -12,6 +12,9 @@
  *
  *	shmem_request, shmem_startup: the previous hook, then base_shmem.c's
  *		registry (the parts in the order they were registered).
+ *	post_parse_analyze: base computes the query id when the core does not
+ *		(every statement but a write; a write only if the advice asks),
+ *		then the previous hook.
  *	planner: cache (a client's cacheable SELECT becomes a cache plan);
  *		otherwise whatif counts the planner call (hypothetical indexes are
  *		offered to one planner call only) around the previous planner.
@@ -25,7 +28,9 @@
  *		otherwise the previous hook.
  *	ExecutorStart: advice (sampling asks for row counts before the plan
  *		starts), cache (counts a client's SELECT that bypassed at planning,
- *		notes the relations the statement writes), then the executor.
+ *		notes the relations the statement writes), then the executor; after
+ *		it, cache (a write whose plan names its rows' tracked values notes
+ *		them, and its executor's copy of the capture trigger is switched off).
  *	ExecutorRun, ExecutorFinish: base (nesting level + 1 around them);
  *		ExecutorRun also lets the cache swap the receiver (cache_replay.c),
  *		decided again at each run of a portal.
@@ -72,6 +77,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/plancat.h"
 #include "optimizer/planner.h"
+#include "parser/analyze.h"
 #include "storage/ipc.h"
 #include "tcop/tcopprot.h"
 #include "tcop/utility.h"
@@ -83,6 +89,7 @@
 
 static shmem_request_hook_type prev_shmem_request = NULL;
 static shmem_startup_hook_type prev_shmem_startup = NULL;
+static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
 static planner_hook_type prev_planner = NULL;
 static ExplainOneQuery_hook_type prev_ExplainOneQuery = NULL;
 static build_simple_rel_hook_type prev_build_simple_rel = NULL;
@@ -117,6 +124,25 @@ sfc_shmem_startup(void)
 	if (prev_shmem_startup)
 		prev_shmem_startup();
 	SfcShmemStartup();
+}
+
+/* ---- parse analysis ---- */
+
+/*
+ * The query id, when the core computes none (base_queryid.c): every
+ * statement but a write, whose id only the advice may read, and then only
+ * if it samples it.
+ */
+static void
+sfc_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
+{
+	if (query->queryId == 0 && SfcQueryIdsOwn() &&
+		((query->commandType != CMD_INSERT && query->commandType != CMD_UPDATE &&
+		  query->commandType != CMD_DELETE && query->commandType != CMD_MERGE) ||
+		 AdviceWantsQueryId(pstate)))
+		jstate = SfcComputeQueryId(query, pstate->p_sourcetext);
+	if (prev_post_parse_analyze)
+		prev_post_parse_analyze(pstate, query, jstate);
 }
 
 /* ---- planning and EXPLAIN ---- */
@@ -195,6 +221,7 @@ sfc_ExecutorStart(QueryDesc *queryDesc, int eflags)
 		prev_ExecutorStart(queryDesc, eflags);
 	else
 		standard_ExecutorStart(queryDesc, eflags);
+	CacheCaptureStatement(queryDesc, eflags);
 }
 
 static void
@@ -400,6 +427,8 @@ CoreHooksInit(void)
 	shmem_request_hook = sfc_shmem_request;
 	prev_shmem_startup = shmem_startup_hook;
 	shmem_startup_hook = sfc_shmem_startup;
+	prev_post_parse_analyze = post_parse_analyze_hook;
+	post_parse_analyze_hook = sfc_post_parse_analyze;
 	prev_planner = planner_hook;
 	planner_hook = sfc_planner;
 	prev_ExplainOneQuery = ExplainOneQuery_hook;
