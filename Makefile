@@ -71,6 +71,7 @@ CACHE_OBJS = \
 
 # extension/advice: index advice.
 ADVICE_OBJS = \
+	extension/advice/advice_activity.o \
 	extension/advice/advice_build.o \
 	extension/advice/advice_existing.o \
 	extension/advice/advice_guc.o \

@@ -23,6 +23,7 @@ extern void AdviceExecutorStart(QueryDesc *queryDesc, int eflags);
 extern void AdviceExecutorEnd(QueryDesc *queryDesc);
 extern void AdviceUtilityDone(Node *stmt);
 extern void AdviceXactEvent(XactEvent event);
+extern void AdviceXactEnd(XactEvent event);
 
 /* advice_store.c: the commit of DROP DATABASE forgets that database's record */
 extern void AdviceStoreForgetDatabase(Oid dbid);

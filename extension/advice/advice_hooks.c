@@ -5,7 +5,8 @@
  *		its parts of the hooks core_hooks.c dispatches: ExecutorStart picks the
  *		sampled top-level statements and asks for row counts, ExecutorEnd
  *		records them and counts writes, ProcessUtility counts COPY FROM and
- *		TRUNCATE, and the transaction callback forgets what failed.  The
+ *		TRUNCATE (advice_activity.c records them at the transaction's
+ *		end), and the transaction callback forgets what failed.  The
  *		result cache tells it of each committed invalidation through the
  *		callback AdviceInit() registers (and of each starved window through
  *		advice_window.c's).
@@ -52,17 +53,6 @@ static int	advice_nsampled = 0;
 /* The write analyzed last was drawn, and is sampled when it starts. */
 static bool advice_drawn_write = false;
 
-/*
- * The cache's invalidation callback, inside a commit: the database's
- * answer is the one its statements were recorded under.
- */
-static void
-advice_invalidation(Oid relid)
-{
-	if (SfcExtensionWasActive())
-		AdviceStoreInvalidation(relid);
-}
-
 void
 AdviceInit(void)
 {
@@ -70,7 +60,7 @@ AdviceInit(void)
 	SfcShmemRegister(&AdviceShmemPart);
 	/* after the record's part: its init reads the file into the record */
 	SfcShmemRegister(&AdvicePersistShmemPart);
-	CacheRegisterInvalidationCallback(advice_invalidation);
+	CacheRegisterInvalidationCallback(AdviceActivityCommitted);
 	AdviceWindowInit();
 }
 
@@ -166,6 +156,18 @@ AdviceXactEvent(XactEvent event)
 		AdviceStoreForgetDatabase(MyDatabaseId);
 }
 
+/*
+ * The transaction callback again, after the cache's part (which told the
+ * advice what a commit invalidated): record what is left of its writes.
+ */
+void
+AdviceXactEnd(XactEvent event)
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PREPARE)
+		AdviceActivityEnd(event == XACT_EVENT_COMMIT && SfcExtensionDroppedInXact());
+}
+
 /* ExecutorStart (core_hooks.c), before the plan starts. */
 void
 AdviceExecutorStart(QueryDesc *queryDesc, int eflags)
@@ -195,7 +197,7 @@ advice_count_writes(QueryDesc *queryDesc)
 		return;
 	targets = SfcResultRelationRelids(stmt);
 	while ((rti = bms_next_member(targets, rti)) >= 0)
-		AdviceStoreWrite(rt_fetch(rti, stmt->rtable)->relid);
+		AdviceActivityWrite(rt_fetch(rti, stmt->rtable)->relid);
 }
 
 /* ExecutorEnd (core_hooks.c), before the executor shuts the plan down. */
@@ -225,7 +227,7 @@ AdviceUtilityDone(Node *stmt)
 	{
 		relid = RangeVarGetRelid(((CopyStmt *) stmt)->relation, NoLock, true);
 		if (OidIsValid(relid))
-			AdviceStoreWrite(relid);
+			AdviceActivityWrite(relid);
 	}
 	else if (IsA(stmt, TruncateStmt))
 	{
@@ -233,7 +235,7 @@ AdviceUtilityDone(Node *stmt)
 		{
 			relid = RangeVarGetRelid(lfirst_node(RangeVar, lc), NoLock, true);
 			if (OidIsValid(relid))
-				AdviceStoreWrite(relid);
+				AdviceActivityWrite(relid);
 		}
 	}
 }

@@ -74,11 +74,12 @@ extern void CacheStoreXactEvent(XactEvent event);
 extern void CacheDatabaseDropped(Oid dbid);
 
 /*
- * cache_inval_commit.c: called once per relation a committed transaction wrote
- * (so invalidated), after its commit became visible. Other subsystems
- * register one from their Init (the index advice counts invalidations).
+ * cache_inval_commit.c: called once per committed transaction that wrote
+ * (so invalidated) relations, with their list, after its commit became
+ * visible. Other subsystems register one from their Init (the index advice
+ * counts invalidations).
  */
-typedef void (*CacheInvalidationCallback) (Oid relid);
+typedef void (*CacheInvalidationCallback) (List *relids);
 
 extern void CacheRegisterInvalidationCallback(CacheInvalidationCallback callback);
 

@@ -64,17 +64,10 @@ typedef struct PlanTags
 	int			ntags;
 	uint32		column_hash[CAPTURE_PLAN_MAX_TAGS];
 	uint32		value_hash[CAPTURE_PLAN_MAX_TAGS];
-}			PlanTags;
-
-/* One tracked column of the table written. */
-typedef struct PlanColumn
-{
-	Form_pg_attribute att;
-	uint32		column_hash;	/* CacheTagColumnHash of its name */
-}			PlanColumn;
+} PlanTags;
 
 static bool
-add_tag(PlanTags * tags, const PlanColumn * col, uint32 value_hash)
+add_tag(PlanTags *tags, const CacheTrackedColumn *col, uint32 value_hash)
 {
 	if (tags->ntags >= CAPTURE_PLAN_MAX_TAGS)
 		return false;
@@ -89,7 +82,7 @@ add_tag(PlanTags * tags, const PlanColumn * col, uint32 value_hash)
  * hashed with hashproc in the column's collation; a null names none.
  */
 static bool
-add_value(PlanTags * tags, const PlanColumn * col, Node *value, Oid hashproc,
+add_value(PlanTags *tags, const CacheTrackedColumn *col, Node *value, Oid hashproc,
 		  ParamListInfo params)
 {
 	Datum		datum;
@@ -102,7 +95,7 @@ add_value(PlanTags * tags, const PlanColumn * col, Node *value, Oid hashproc,
 	if (isnull)
 		return true;
 	return add_tag(tags, col, DatumGetUInt32(OidFunctionCall1Coll(hashproc,
-																  col->att->attcollation,
+																  col->attcoll,
 																  datum)));
 }
 
@@ -111,10 +104,10 @@ add_value(PlanTags * tags, const PlanColumn * col, Node *value, Oid hashproc,
  * trigger hashes the row's (the column type's default hash function).
  */
 static bool
-insert_tags(Plan *source, const PlanColumn * col, ParamListInfo params, PlanTags * tags)
+insert_tags(Plan *source, const CacheTrackedColumn *col, ParamListInfo params, PlanTags *tags)
 {
-	TargetEntry *tle = get_tle_by_resno(source->targetlist, col->att->attnum);
-	Oid			hashproc = lookup_type_cache(col->att->atttypid,
+	TargetEntry *tle = get_tle_by_resno(source->targetlist, col->attnum);
+	Oid			hashproc = lookup_type_cache(col->atttype,
 											 TYPECACHE_HASH_PROC)->hash_proc;
 	Var		   *var;
 	ListCell   *lc;
@@ -155,7 +148,8 @@ target_scan(Plan *source, Index rti)
 
 /* UPDATE, DELETE: a qual of the scan restricting the column. */
 static bool
-restricted_tags(Plan *scan, const PlanColumn * col, ParamListInfo params, PlanTags * tags)
+restricted_tags(Plan *scan, const CacheTrackedColumn *col, ParamListInfo params,
+				PlanTags *tags)
 {
 	List	   *quals = scan->qual;
 	ListCell   *lc;
@@ -166,18 +160,17 @@ restricted_tags(Plan *scan, const PlanColumn * col, ParamListInfo params, PlanTa
 		quals = list_concat_copy(quals, ((BitmapHeapScan *) scan)->bitmapqualorig);
 	foreach(lc, quals)
 	{
-		List	   *values;
-		List	   *hashprocs;
-		ListCell   *lv;
+		Node	   *values[CAPTURE_PLAN_MAX_TAGS];
+		Oid			hashprocs[CAPTURE_PLAN_MAX_TAGS];
+		int			n = CacheQualTagValues(lfirst(lc), ((Scan *) scan)->scanrelid,
+										   col->attnum, col->atttype, col->attcoll,
+										   values, hashprocs, CAPTURE_PLAN_MAX_TAGS);
 
-		if (!CacheQualTagValues(lfirst(lc), ((Scan *) scan)->scanrelid,
-								col->att->attnum, col->att->atttypid,
-								col->att->attcollation, &values, &hashprocs))
+		if (n < 0)
 			continue;
-		foreach(lv, values)
+		for (int i = 0; i < n; i++)
 		{
-			if (!add_value(tags, col, lfirst(lv),
-						   list_nth_oid(hashprocs, foreach_current_index(lv)), params))
+			if (!add_value(tags, col, values[i], hashprocs[i], params))
 				return false;
 		}
 		return true;
@@ -190,20 +183,20 @@ restricted_tags(Plan *scan, const PlanColumn * col, ParamListInfo params, PlanTa
  * when the plan does not name them.
  */
 static bool
-column_tags(QueryDesc *queryDesc, ResultRelInfo *rri, const PlanColumn * col,
-			PlanTags * tags)
+column_tags(QueryDesc *queryDesc, ResultRelInfo *rri, const CacheTrackedColumn *col,
+			PlanTags *tags)
 {
 	ModifyTable *mt = (ModifyTable *) queryDesc->plannedstmt->planTree;
 	Plan	   *source = outerPlan(mt);
 	Plan	   *scan;
 
-	if (col->att->attgenerated != '\0')
+	if (col->generated)
 		return false;
 	if (mt->operation == CMD_INSERT)
 		return insert_tags(source, col, queryDesc->params, tags);
 	/* a column not generated is updated only where the UPDATE assigns it */
 	if (mt->operation == CMD_UPDATE &&
-		bms_is_member(col->att->attnum - FirstLowInvalidHeapAttributeNumber,
+		bms_is_member(col->attnum - FirstLowInvalidHeapAttributeNumber,
 					  ExecGetUpdatedCols(rri, queryDesc->estate)))
 		return false;
 	scan = target_scan(source, rri->ri_RangeTableIndex);
@@ -215,34 +208,18 @@ column_tags(QueryDesc *queryDesc, ResultRelInfo *rri, const PlanColumn * col,
  * write; false when one is not named by the plan.
  */
 static bool
-statement_tags(QueryDesc *queryDesc, ResultRelInfo *rri, PlanTags * tags)
+statement_tags(QueryDesc *queryDesc, ResultRelInfo *rri, PlanTags *tags)
 {
-	TriggerDesc *trigdesc = rri->ri_TrigDesc;
-	TupleDesc	tupdesc = RelationGetDescr(rri->ri_RelationDesc);
+	CacheTrackedColumn columns[CACHE_MAX_RESOLVED_COLUMNS];
+	int			ncolumns = CacheTrackedColumnsResolved(RelationGetRelid(rri->ri_RelationDesc),
+													   columns);
 
-	for (int i = 0; i < trigdesc->numtriggers; i++)
+	if (ncolumns < 0)
+		return false;
+	for (int c = 0; c < ncolumns; c++)
 	{
-		Trigger    *trig = &trigdesc->triggers[i];
-
-		if (!CacheTriggerCapturesEveryRow(trig))
-			continue;
-		for (int a = 0; a < trig->tgnargs; a++)
-		{
-			PlanColumn	col = {NULL, 0};
-
-			for (int c = 0; c < tupdesc->natts && col.att == NULL; c++)
-			{
-				Form_pg_attribute att = TupleDescAttr(tupdesc, c);
-
-				if (!att->attisdropped && strcmp(NameStr(att->attname), trig->tgargs[a]) == 0)
-					col.att = att;
-			}
-			if (col.att == NULL)
-				return false;
-			col.column_hash = CacheTagColumnHash(trig->tgargs[a]);
-			if (!column_tags(queryDesc, rri, &col, tags))
-				return false;
-		}
+		if (!column_tags(queryDesc, rri, &columns[c], tags))
+			return false;
 	}
 	return true;
 }

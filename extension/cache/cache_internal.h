@@ -233,15 +233,28 @@ extern void CacheInheritanceEpochBump(void);
 
 /* ---- invalidation by key values (cache_tracked.c, cache_tags.c) ---- */
 
+/* A tracked column, as writers hash its values (CacheTrackedColumnsResolved). */
+typedef struct CacheTrackedColumn
+{
+	AttrNumber	attnum;
+	Oid			atttype;
+	Oid			attcoll;
+	bool		generated;
+	uint32		column_hash;	/* CacheTagColumnHash of its name */
+} CacheTrackedColumn;
+
+#define CACHE_MAX_RESOLVED_COLUMNS 8
+
 extern bool CacheIsCaptureFunction(Oid fnoid);
 extern bool CacheTriggerCapturesEveryRow(const Trigger *trig);
+extern int	CacheTrackedColumnsResolved(Oid relid, CacheTrackedColumn *columns);
 extern List *CacheTrackedColumnsOf(Oid relid);
 extern bool CacheTableAlone(Oid relid, bool *tracked);
 extern bool CacheColumnIsTracked(List *columns, const char *attname);
 extern char *CacheColumnUntrackable(Oid relid, const char *attname);
 extern List *CacheStatementTags(Query *query);
-extern bool CacheQualTagValues(Node *qual, Index varno, AttrNumber attno, Oid atttype,
-							   Oid attcoll, List **values, List **hashprocs);
+extern int	CacheQualTagValues(Node *qual, Index varno, AttrNumber attno, Oid atttype,
+							   Oid attcoll, Node **values, Oid *hashprocs, int max);
 extern bool CacheTagValue(Node *node, ParamListInfo params, Datum *value, bool *isnull);
 extern Oid	CacheTagHashProc(Oid atttype, Oid attcoll, Oid opno, Oid inputcollid,
 							 Oid valuetype);

@@ -39,7 +39,7 @@ typedef struct TagHashMemo
 	Oid			inputcollid;
 	Oid			valuetype;
 	Oid			hashproc;
-}			TagHashMemo;
+} TagHashMemo;
 
 static TagHashMemo memo[TAG_HASH_MEMO];
 static int	nmemo = 0;

@@ -731,34 +731,59 @@ CacheStatementTags(Query *query)
 	return result;
 }
 
+/* Is node column attno of varno (a plan's Var, under any RelabelType)? */
+static bool
+column_compared(Node *node, Index varno, AttrNumber attno)
+{
+	while (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	return node != NULL && IsA(node, Var) && ((Var *) node)->varno == varno &&
+		((Var *) node)->varattno == attno && ((Var *) node)->varlevelsup == 0;
+}
+
 /*
  * Writers (cache_capture_plan.c): does qual, a conjunct that every row a
  * plan's scan of entry varno returns satisfies, restrict column attno (of
  * type atttype, collation attcoll) to values that name tags? Then its
  * values (Const or Param nodes, for CacheTagValue) and the function that
- * hashes each, by the rule readers follow (CacheTagHashProc).
+ * hashes each, by the rule readers follow (CacheTagHashProc), up to max:
+ * how many; -1 when it is no such restriction or has more values.
  */
-bool
+int
 CacheQualTagValues(Node *qual, Index varno, AttrNumber attno, Oid atttype,
-				   Oid attcoll, List **values, List **hashprocs)
+				   Oid attcoll, Node **values, Oid *hashprocs, int max)
 {
-	Restriction *r = as_restriction(NULL, qual);
-	ListCell   *lt;
+	Restriction *r;
+	ListCell   *lv;
 
-	if (r == NULL || r->varno != varno || r->attno != attno)
-		return false;
-	*hashprocs = NIL;
-	foreach(lt, r->value_types)
+	/* column = value, the common case, without building a Restriction */
+	if (IsA(qual, OpExpr) && list_length(((OpExpr *) qual)->args) == 2)
 	{
-		Oid			hashproc = CacheTagHashProc(atttype, attcoll, r->opno, r->inputcollid,
-												lfirst_oid(lt));
+		OpExpr	   *op = (OpExpr *) qual;
+		Oid			type;
 
-		if (!OidIsValid(hashproc))
-			return false;
-		*hashprocs = lappend_oid(*hashprocs, hashproc);
+		if (!((column_compared(linitial(op->args), varno, attno) &&
+			   comparable_value(lsecond(op->args), &values[0], &type)) ||
+			  (column_compared(lsecond(op->args), varno, attno) &&
+			   comparable_value(linitial(op->args), &values[0], &type))) || max < 1)
+			return -1;
+		hashprocs[0] = CacheTagHashProc(atttype, attcoll, op->opno, op->inputcollid, type);
+		return OidIsValid(hashprocs[0]) ? 1 : -1;
 	}
-	*values = r->values;
-	return true;
+	r = as_restriction(NULL, qual);
+	if (r == NULL || r->varno != varno || r->attno != attno || list_length(r->values) > max)
+		return -1;
+	foreach(lv, r->values)
+	{
+		int			i = foreach_current_index(lv);
+
+		values[i] = lfirst(lv);
+		hashprocs[i] = CacheTagHashProc(atttype, attcoll, r->opno, r->inputcollid,
+										list_nth_oid(r->value_types, i));
+		if (!OidIsValid(hashprocs[i]))
+			return -1;
+	}
+	return list_length(r->values);
 }
 
 /* The value of a tag's constant or parameter at this execution. */

@@ -52,7 +52,9 @@
  *		types that change results).
  *	transaction callback: advice (forgets sampled statements), then cache
  *		(bumps generations around the commit; at commit, the cache's
- *		invalidation callbacks, which the advice registered, run; a
+ *		invalidation callbacks, which the advice registered, run: it
+ *		records the transaction's writes with them), then advice (records
+ *		the writes no callback did: a rollback), then cache (a
  *		transaction that created or dropped an extension frees its
  *		database's results), then base (moves the database's extension
  *		epoch, so that other sessions read pg_extension again); at the
@@ -414,6 +416,7 @@ sfc_xact_callback(XactEvent event, void *arg)
 {
 	AdviceXactEvent(event);
 	CacheXactEvent(event);
+	AdviceXactEnd(event);
 	CacheStoreXactEvent(event);
 	SfcExtensionXactEvent(event);
 	database_drop_end(event);
