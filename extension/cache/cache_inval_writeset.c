@@ -403,17 +403,16 @@ CacheNoteCapturedRow(Oid relid, uint32 column_hash, uint32 valuehash)
 }
 
 /*
- * Does a statement of this transaction capture the rows it writes of relid
- * (CacheNoteRowWrite)? *whole: then their values are no longer needed,
- * the commit counts the relation whole anyway.
+ * Does the transaction need the values of the rows a statement writes of
+ * relid? *whole: no, it writes the relation whole (and so its ancestors:
+ * CacheNoteRelationWrite), whatever the rows; otherwise, true when a
+ * statement announced it captured (CacheNoteRowWrite).
  */
 bool
 CacheCapturesRowsOf(Oid relid, bool *whole)
 {
-	if (find_captured(relid) == NULL)
-		return false;
 	*whole = list_member_oid(whole_relids, relid);
-	return true;
+	return *whole || find_captured(relid) != NULL;
 }
 
 /* A row of relid whose tracked values cannot be captured: the whole relation. */
