@@ -366,15 +366,25 @@ AdviceStoreActivity(int n, const Oid *relids, const int *writes, List *invalidat
 	LWLockAcquire(advice_table_lock, LW_EXCLUSIVE);
 	for (int i = 0; i < n; i++)
 	{
-		if ((e = advice_table_entry(relids[i], now)) != NULL)
+		if ((e = advice_table_entry(relids[i], now)) == NULL)
+			continue;
+		e->stats.writes += writes[i];
+		e->stats.last_write = now;
+		/* a table written and invalidated: one visit */
+		if (list_member_oid(invalidated, relids[i]))
 		{
-			e->stats.writes += writes[i];
-			e->stats.last_write = now;
+			e->stats.invalidations++;
+			e->stats.last_invalidation = now;
 		}
 	}
 	foreach(lc, invalidated)
 	{
-		if ((e = advice_table_entry(lfirst_oid(lc), now)) != NULL)
+		Oid			relid = lfirst_oid(lc);
+		bool		written = false;
+
+		for (int i = 0; i < n && !written; i++)
+			written = relids[i] == relid;
+		if (!written && (e = advice_table_entry(relid, now)) != NULL)
 		{
 			e->stats.invalidations++;
 			e->stats.last_invalidation = now;
