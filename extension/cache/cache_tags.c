@@ -801,8 +801,8 @@ CacheTagValue(Node *node, ParamListInfo params, Datum *value, bool *isnull)
 		Param	   *param = (Param *) node;
 		ParamExternData *prm;
 
-		if (params == NULL || param->paramid < 1 || param->paramid > params->numParams ||
-			params->paramFetch != NULL)
+		if (param->paramkind != PARAM_EXTERN || params == NULL || param->paramid < 1 ||
+			param->paramid > params->numParams || params->paramFetch != NULL)
 			return false;
 		prm = &params->params[param->paramid - 1];
 		if (prm->ptype != param->paramtype)

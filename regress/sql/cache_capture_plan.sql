@@ -78,6 +78,15 @@ EXECUTE r5;
 SELECT hits - :h - :r7_hit AS r5_hit, :r7_hit AS r7_hit FROM sfcache.stats;
 
 -- Writes the plan cannot name: the trigger captures them.
+-- A subquery's value (a parameter of the executor, not of the client's
+-- statement, though $1 has the same number and type) writes owner 7.
+PREPARE ins(int) AS INSERT INTO acct VALUES ((SELECT $1 + 200), (SELECT 7), 1, 'x');
+SELECT write('EXECUTE ins(5)');
+SELECT hits AS h FROM sfcache.stats \gset
+EXECUTE r7;
+SELECT hits - :h AS r7_hit FROM sfcache.stats \gset
+EXECUTE r5;
+SELECT hits - :h - :r7_hit AS r5_hit, :r7_hit AS r7_hit FROM sfcache.stats;
 -- An UPDATE that assigns the column moves rows from 5 to 7: both drop.
 SELECT write($$UPDATE acct SET owner = 7 WHERE owner = 5 AND id = 35$$);
 SELECT hits AS h FROM sfcache.stats \gset
@@ -147,6 +156,7 @@ DEALLOCATE r5;
 DEALLOCATE r7;
 DEALLOCATE g7;
 DEALLOCATE w;
+DEALLOCATE ins;
 DROP FUNCTION write(text);
 DROP TABLE acct, audit, gen;
 DROP FUNCTION audit_row(), redirect();
