@@ -20,6 +20,7 @@ BASE_OBJS = \
 	extension/base/compat.o \
 	extension/base/base_extension.o \
 	extension/base/base_nesting.o \
+	extension/base/base_queryid.o \
 	extension/base/base_rtable.o \
 	extension/base/base_settings.o \
 	extension/base/base_shmem.o \
@@ -31,11 +32,13 @@ CACHE_OBJS = \
 	extension/cache/cache_ancestors.o \
 	extension/cache/cache_cacheable.o \
 	extension/cache/cache_capture.o \
+	extension/cache/cache_capture_plan.o \
 	extension/cache/cache_catalog.o \
 	extension/cache/cache_child_plan.o \
 	extension/cache/cache_cold.o \
 	extension/cache/cache_code.o \
 	extension/cache/cache_counterset.o \
+	extension/cache/cache_tag_hash.o \
 	extension/cache/cache_tags.o \
 	extension/cache/cache_explain.o \
 	extension/cache/cache_guc.o \
@@ -68,6 +71,7 @@ CACHE_OBJS = \
 
 # extension/advice: index advice.
 ADVICE_OBJS = \
+	extension/advice/advice_activity.o \
 	extension/advice/advice_build.o \
 	extension/advice/advice_existing.o \
 	extension/advice/advice_guc.o \

@@ -5,7 +5,8 @@
  *		its parts of the hooks core_hooks.c dispatches: ExecutorStart picks the
  *		sampled top-level statements and asks for row counts, ExecutorEnd
  *		records them and counts writes, ProcessUtility counts COPY FROM and
- *		TRUNCATE, and the transaction callback forgets what failed.  The
+ *		TRUNCATE (advice_activity.c records them at the transaction's
+ *		end), and the transaction callback forgets what failed.  The
  *		result cache tells it of each committed invalidation through the
  *		callback AdviceInit() registers (and of each starved window through
  *		advice_window.c's).
@@ -35,6 +36,7 @@
 #include "executor/instrument.h"
 #include "miscadmin.h"
 #include "nodes/parsenodes.h"
+#include "parser/parse_node.h"
 #include "parser/parsetree.h"
 #include "tcop/utility.h"
 #include "utils/guc.h"
@@ -48,41 +50,75 @@
 static QueryDesc *advice_sampled[ADVICE_MAX_SAMPLED];
 static int	advice_nsampled = 0;
 
-/*
- * The cache's invalidation callback, inside a commit: the database's
- * answer is the one its statements were recorded under.
- */
-static void
-advice_invalidation(Oid relid)
-{
-	if (SfcExtensionWasActive())
-		AdviceStoreInvalidation(relid);
-}
+/* The write analyzed last was drawn, and is sampled when it starts. */
+static bool advice_drawn_write = false;
 
 void
 AdviceInit(void)
 {
 	AdviceGucInit();
-	/* statements are recorded by query id */
-	EnableQueryId();
 	SfcShmemRegister(&AdviceShmemPart);
 	/* after the record's part: its init reads the file into the record */
 	SfcShmemRegister(&AdvicePersistShmemPart);
-	CacheRegisterInvalidationCallback(advice_invalidation);
+	CacheRegisterInvalidationCallback(AdviceActivityCommitted);
 	AdviceWindowInit();
+}
+
+/* Could a client's statement starting now be sampled? */
+static bool
+advice_may_sample(void)
+{
+	return advice_enabled && advice_sample_rate > 0.0 && SfcAtClientLevel() &&
+		!IsParallelWorker() && SfcExtensionActive();
+}
+
+/* Is this statement in the sampled share? */
+static bool
+advice_draw(void)
+{
+	return advice_sample_rate >= 1.0 ||
+		pg_prng_double(&pg_global_prng_state) < advice_sample_rate;
+}
+
+/*
+ * post_parse_analyze (core_hooks.c), when sfcache computes the query ids
+ * it needs (base_queryid.c): does this write (INSERT, UPDATE, DELETE,
+ * MERGE) need one? Only a sampled statement's id is recorded. A client's
+ * statement analyzed without parameters runs once, right after: it is
+ * drawn now, gets an id only if drawn, and its ExecutorStart then samples
+ * it without drawing again. One analyzed with parameters (the extended
+ * protocol, PREPARE) may run many times: it always gets an id, and each
+ * execution is drawn when it starts.
+ */
+bool
+AdviceWantsQueryId(ParseState *pstate)
+{
+	if (!advice_may_sample())
+		return false;
+	if (pstate->p_paramref_hook != NULL)
+		return true;
+	if (!advice_draw())
+		return false;
+	advice_drawn_write = true;
+	return true;
 }
 
 /* Should this statement's plan be recorded? */
 static bool
-advice_should_sample(int eflags)
+advice_should_sample(PlannedStmt *stmt, int eflags)
 {
-	if (!advice_enabled || advice_sample_rate <= 0.0 ||
-		!SfcAtClientLevel() ||
-		(eflags & EXEC_FLAG_EXPLAIN_ONLY) || IsParallelWorker() ||
-		advice_nsampled >= ADVICE_MAX_SAMPLED || !SfcExtensionActive())
+	bool		write = stmt->commandType != CMD_SELECT;
+	bool		drawn = write && advice_drawn_write;
+
+	if (write)
+		advice_drawn_write = false;
+	if (!advice_may_sample() || (eflags & EXEC_FLAG_EXPLAIN_ONLY) ||
+		advice_nsampled >= ADVICE_MAX_SAMPLED)
 		return false;
-	return advice_sample_rate >= 1.0 ||
-		pg_prng_double(&pg_global_prng_state) < advice_sample_rate;
+	if (!write || !SfcQueryIdsOwn())
+		return advice_draw();
+	/* drawn at its parse analysis when it had to be (AdviceWantsQueryId) */
+	return stmt->queryId != 0 && (drawn || advice_draw());
 }
 
 /* Forget queryDesc as sampled; was it? */
@@ -111,17 +147,32 @@ AdviceXactEvent(XactEvent event)
 {
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT ||
 		event == XACT_EVENT_COMMIT)
+	{
 		advice_nsampled = 0;
+		advice_drawn_write = false;
+	}
 	/* DROP EXTENSION sfcache: nothing of the database is kept, nor written */
 	if (event == XACT_EVENT_COMMIT && SfcExtensionDroppedInXact())
 		AdviceStoreForgetDatabase(MyDatabaseId);
+}
+
+/*
+ * The transaction callback again, after the cache's part (which told the
+ * advice what a commit invalidated): record what is left of its writes.
+ */
+void
+AdviceXactEnd(XactEvent event)
+{
+	if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_ABORT ||
+		event == XACT_EVENT_PREPARE)
+		AdviceActivityEnd(event == XACT_EVENT_COMMIT && SfcExtensionDroppedInXact());
 }
 
 /* ExecutorStart (core_hooks.c), before the plan starts. */
 void
 AdviceExecutorStart(QueryDesc *queryDesc, int eflags)
 {
-	if (advice_should_sample(eflags))
+	if (advice_should_sample(queryDesc->plannedstmt, eflags))
 	{
 		queryDesc->instrument_options |= INSTRUMENT_ROWS;
 		advice_sampled[advice_nsampled++] = queryDesc;
@@ -146,7 +197,7 @@ advice_count_writes(QueryDesc *queryDesc)
 		return;
 	targets = SfcResultRelationRelids(stmt);
 	while ((rti = bms_next_member(targets, rti)) >= 0)
-		AdviceStoreWrite(rt_fetch(rti, stmt->rtable)->relid);
+		AdviceActivityWrite(rt_fetch(rti, stmt->rtable)->relid);
 }
 
 /* ExecutorEnd (core_hooks.c), before the executor shuts the plan down. */
@@ -176,7 +227,7 @@ AdviceUtilityDone(Node *stmt)
 	{
 		relid = RangeVarGetRelid(((CopyStmt *) stmt)->relation, NoLock, true);
 		if (OidIsValid(relid))
-			AdviceStoreWrite(relid);
+			AdviceActivityWrite(relid);
 	}
 	else if (IsA(stmt, TruncateStmt))
 	{
@@ -184,7 +235,7 @@ AdviceUtilityDone(Node *stmt)
 		{
 			relid = RangeVarGetRelid(lfirst_node(RangeVar, lc), NoLock, true);
 			if (OidIsValid(relid))
-				AdviceStoreWrite(relid);
+				AdviceActivityWrite(relid);
 		}
 	}
 }

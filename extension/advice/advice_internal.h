@@ -305,8 +305,13 @@ extern void AdviceStoreObservations(AdviceObservation *obs, int n,
 extern void AdviceStoreStatement(Oid userid, uint64 queryid,
 								 const char *search_path, const char *text,
 								 int len);
-extern void AdviceStoreWrite(Oid relid);
-extern void AdviceStoreInvalidation(Oid relid);
+extern void AdviceStoreActivity(int n, const Oid *relids, const int *writes,
+								List *invalidated);
+
+/* advice_activity.c: a transaction's writes and invalidations */
+extern void AdviceActivityWrite(Oid relid);
+extern void AdviceActivityCommitted(List *relids);
+extern void AdviceActivityEnd(bool drop);
 extern List *AdviceCopyQuals(void);
 extern List *AdviceCopyStatements(void);
 extern List *AdviceCopyTables(void);

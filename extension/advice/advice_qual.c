@@ -450,13 +450,25 @@ AdviceSameKey(AdviceQual *a, AdviceQual *b)
 	return equal(a->key, b->key);
 }
 
-/* The key as SQL text, e.g. "scope_ids" or "(data -> 'scope'::text)". */
+/*
+ * The key as SQL text, e.g. "scope_ids" or "(data -> 'scope'::text)". A
+ * column is what deparse_expression() prints for it, without building a
+ * deparse context.
+ */
 char *
 AdviceKeyText(Expr *key, Index varno, Oid relid)
 {
-	Node	   *copy = copyObject((Node *) key);
-	char	   *relname = get_rel_name(relid);
+	Node	   *copy;
+	char	   *relname;
 
+	if (IsA(key, Var) && ((Var *) key)->varattno > 0)
+	{
+		char	   *attname = get_attname(relid, ((Var *) key)->varattno, true);
+
+		return pstrdup(attname ? quote_identifier(attname) : "?");
+	}
+	copy = copyObject((Node *) key);
+	relname = get_rel_name(relid);
 	if (relname == NULL)
 		return pstrdup("?");
 	if (varno != 1)

@@ -346,42 +346,49 @@ activity_now(void)
 	return GetCurrentTimestamp() - (TimestampTz) advice_test_activity_age_s * USECS_PER_SEC;
 }
 
-/* Count one write (INSERT, UPDATE, DELETE, MERGE, COPY, TRUNCATE) to relid. */
-void
-AdviceStoreWrite(Oid relid)
-{
-	TimestampTz now = activity_now();
-	AdviceTableEntry *e;
-
-	if (advice_tables == NULL)
-		return;
-	LWLockAcquire(advice_table_lock, LW_EXCLUSIVE);
-	if ((e = advice_table_entry(relid, now)) != NULL)
-	{
-		e->stats.writes++;
-		e->stats.last_write = now;
-	}
-	LWLockRelease(advice_table_lock);
-}
-
 /*
- * Count one invalidation of relid's cached results: a committed
- * transaction that wrote it. The result cache calls this after the commit,
- * as the invalidation callback AdviceInit() registers.
+ * Record a transaction's table activity, at its end, under one lock: its
+ * writes (statements that wrote relids[i], INSERT, UPDATE, DELETE, MERGE,
+ * COPY, TRUNCATE: writes[i] of them), and, when it committed, one
+ * invalidation of each relation of invalidated (those whose cached results
+ * its commit invalidated).
  */
 void
-AdviceStoreInvalidation(Oid relid)
+AdviceStoreActivity(int n, const Oid *relids, const int *writes, List *invalidated)
 {
+	TimestampTz now;
 	AdviceTableEntry *e;
-	TimestampTz now = activity_now();
+	ListCell   *lc;
 
-	if (advice_tables == NULL || !advice_enabled)
+	if (advice_tables == NULL || (n == 0 && invalidated == NIL))
 		return;
+	now = activity_now();
 	LWLockAcquire(advice_table_lock, LW_EXCLUSIVE);
-	if ((e = advice_table_entry(relid, now)) != NULL)
+	for (int i = 0; i < n; i++)
 	{
-		e->stats.invalidations++;
-		e->stats.last_invalidation = now;
+		if ((e = advice_table_entry(relids[i], now)) == NULL)
+			continue;
+		e->stats.writes += writes[i];
+		e->stats.last_write = now;
+		/* a table written and invalidated: one visit */
+		if (list_member_oid(invalidated, relids[i]))
+		{
+			e->stats.invalidations++;
+			e->stats.last_invalidation = now;
+		}
+	}
+	foreach(lc, invalidated)
+	{
+		Oid			relid = lfirst_oid(lc);
+		bool		written = false;
+
+		for (int i = 0; i < n && !written; i++)
+			written = relids[i] == relid;
+		if (!written && (e = advice_table_entry(relid, now)) != NULL)
+		{
+			e->stats.invalidations++;
+			e->stats.last_invalidation = now;
+		}
 	}
 	LWLockRelease(advice_table_lock);
 }

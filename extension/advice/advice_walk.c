@@ -39,7 +39,7 @@ typedef struct AdviceWalk
 {
 	PlannedStmt *stmt;
 	PlanState  *ancestors[ADVICE_ANCESTORS];	/* [0] parent, [1] grandparent */
-	AdviceObservation obs[ADVICE_MAX_OBS];
+	AdviceObservation *obs;		/* ADVICE_MAX_OBS, from the first one */
 	int			nobs;
 } AdviceWalk;
 
@@ -62,6 +62,9 @@ advice_observe(AdviceWalk *w, AdviceQual *q, Index varno, Oid relid,
 
 	if (w->nobs >= ADVICE_MAX_OBS)
 		return;
+	/* most sampled plans observe nothing: no room for 64 until one does */
+	if (w->obs == NULL)
+		w->obs = palloc(ADVICE_MAX_OBS * sizeof(AdviceObservation));
 	o = &w->obs[w->nobs++];
 	memset(o, 0, sizeof(AdviceObservation));
 	expr_text = AdviceKeyText(q->key, varno, relid);
@@ -294,6 +297,7 @@ AdviceRecordExecution(QueryDesc *queryDesc)
 	{
 		AdviceStoreObservations(w->obs, w->nobs, queryDesc->plannedstmt->queryId);
 		advice_keep_statement(queryDesc);
+		pfree(w->obs);
 	}
 	pfree(w);
 }

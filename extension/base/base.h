@@ -6,8 +6,9 @@
  *
  * Base owns the shared-memory registry (each subsystem registers its
  * parts; core requests and initialises them), whether sfcache is created
- * in this database, the statement nesting level, the relations and
- * permissions of a query tree, and the test-only hold on an advisory lock.
+ * in this database, the statement nesting level, the query ids it
+ * computes when the core computes none, the relations and permissions of
+ * a query tree, and the test-only hold on an advisory lock.
  * It includes no subsystem's header: every include points down, from core
  * (the entry, extension/core) to the subsystems to here. compat.h,
  * included here, is the one place that knows the PostgreSQL major.
@@ -79,6 +80,11 @@ extern int	sfc_nesting_level;
 extern bool SfcUtilityNests(Node *stmt);
 extern bool SfcAtClientLevel(void);
 extern void SfcExecutorStartForClient(QueryDesc *queryDesc, int eflags);
+
+/* ---- query ids (base_queryid.c) ---- */
+
+extern bool SfcQueryIdsOwn(void);
+extern JumbleState *SfcComputeQueryId(Query *query, const char *querytext);
 
 /* ---- relations and permissions of a query tree (base_rtable.c) ---- */
 

@@ -48,10 +48,13 @@
 
 #if PG_VERSION_NUM >= 160000
 #include "nodes/queryjumble.h"
+#define SfcJumbleQuery(query, querytext)	JumbleQuery(query)
 #else
 #include "utils/queryjumble.h"
 /* 16 renamed force_parallel_mode */
 #define debug_parallel_query force_parallel_mode
+/* 16 jumbles a utility statement's tree, not its text */
+#define SfcJumbleQuery(query, querytext)	JumbleQuery((query), (querytext))
 #endif
 
 /*

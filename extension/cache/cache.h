@@ -45,6 +45,9 @@ extern void CacheExplainEnd(ExplainState *es);
 extern bool CacheExplainUtilityBegin(PlannedStmt *pstmt);
 extern void CacheExplainUtilityEnd(bool saved);
 
+/* cache_capture_plan.c: a write's rows captured from its plan */
+extern void CacheCaptureStatement(QueryDesc *queryDesc, int eflags);
+
 /* cache_inval_hooks.c: where writes are seen */
 extern void CacheExecutorStart(QueryDesc *queryDesc, int eflags);
 extern bool CacheUtilityWritesBegin(Node *stmt);
@@ -72,11 +75,12 @@ extern void CacheStoreXactEvent(XactEvent event);
 extern void CacheDatabaseDropped(Oid dbid);
 
 /*
- * cache_inval_commit.c: called once per relation a committed transaction wrote
- * (so invalidated), after its commit became visible. Other subsystems
- * register one from their Init (the index advice counts invalidations).
+ * cache_inval_commit.c: called once per committed transaction that wrote
+ * (so invalidated) relations, with their list, after its commit became
+ * visible. Other subsystems register one from their Init (the index advice
+ * counts invalidations).
  */
-typedef void (*CacheInvalidationCallback) (Oid relid);
+typedef void (*CacheInvalidationCallback) (List *relids);
 
 extern void CacheRegisterInvalidationCallback(CacheInvalidationCallback callback);
 

@@ -4,7 +4,9 @@
  *		sfcache.capture(), the trigger that sfcache.track() puts on a
  *		table: for each row written, the hash of each tracked column's
  *		value, old and new, handed to the transaction's write set
- *		(cache_inval_writeset.c) as a tag to bump at commit.
+ *		(cache_inval_writeset.c) as a tag to bump at commit. A statement
+ *		whose plan names those values is captured from it instead, with
+ *		this trigger off for that statement (cache_capture_plan.c).
  *
  * Values hash with the column type's default hash opclass, in the
  * column's collation: equal values hash equal, which is what lets a

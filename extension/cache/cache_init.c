@@ -31,6 +31,4 @@ CacheInit(void)
 	CacheScanInit();
 	CacheRelationSettingsInit();
 	CacheWalInit();
-	/* statements are counted by query id */
-	EnableQueryId();
 }

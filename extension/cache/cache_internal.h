@@ -30,6 +30,7 @@
 #include "tcop/utility.h"
 #include "utils/dsa.h"
 #include "utils/relcache.h"
+#include "utils/reltrigger.h"
 #include "utils/snapshot.h"
 
 #include "cache/cache.h"
@@ -234,12 +235,31 @@ extern void CacheInheritanceEpochBump(void);
 
 /* ---- invalidation by key values (cache_tracked.c, cache_tags.c) ---- */
 
+/* A tracked column, as writers hash its values (CacheTrackedColumnsResolved). */
+typedef struct CacheTrackedColumn
+{
+	AttrNumber	attnum;
+	Oid			atttype;
+	Oid			attcoll;
+	bool		generated;
+	uint32		column_hash;	/* CacheTagColumnHash of its name */
+} CacheTrackedColumn;
+
+#define CACHE_MAX_RESOLVED_COLUMNS 8
+
 extern bool CacheIsCaptureFunction(Oid fnoid);
+extern bool CacheTriggerCapturesEveryRow(const Trigger *trig);
+extern int	CacheTrackedColumnsResolved(Oid relid, CacheTrackedColumn *columns);
 extern List *CacheTrackedColumnsOf(Oid relid);
 extern bool CacheTableAlone(Oid relid, bool *tracked);
 extern bool CacheColumnIsTracked(List *columns, const char *attname);
 extern char *CacheColumnUntrackable(Oid relid, const char *attname);
 extern List *CacheStatementTags(Query *query);
+extern int	CacheQualTagValues(Node *qual, Index varno, AttrNumber attno, Oid atttype,
+							   Oid attcoll, Node **values, Oid *hashprocs, int max);
+extern bool CacheTagValue(Node *node, ParamListInfo params, Datum *value, bool *isnull);
+extern Oid	CacheTagHashProc(Oid atttype, Oid attcoll, Oid opno, Oid inputcollid,
+							 Oid valuetype);
 extern int	CacheResultCounters(List *relids, List *statement_tags,
 								ParamListInfo params, uint32 *counters);
 
@@ -306,6 +326,7 @@ extern void CacheNoteRelationWrite(Oid relid);
 extern void CacheNoteRowWrite(Oid relid);
 extern void CacheNoteCapturedRow(Oid relid, uint32 column_hash, uint32 valuehash);
 extern void CacheNoteUncapturedRow(Oid relid);
+extern bool CacheCapturesRowsOf(Oid relid, bool *whole);
 extern void CacheNotePlanChange(Oid relid);
 extern void CacheNoteGlobalWrite(void);
 extern bool CacheTransactionWroteAny(List *relids);

@@ -42,14 +42,14 @@ static bool commit_announced = false;
 
 #define MAX_INVALIDATION_CALLBACKS 4
 
-/* Told of each relation a committed transaction wrote. */
+/* Told of the relations a committed transaction wrote. */
 static CacheInvalidationCallback invalidation_callbacks[MAX_INVALIDATION_CALLBACKS];
 static int	n_invalidation_callbacks = 0;
 
 /* Did this transaction's PRE_COMMIT bump the counters (its end must too)? */
 static bool bumped_pre_commit = false;
 
-/* From an Init: call callback for each relation a committed transaction wrote. */
+/* From an Init: call callback with the relations a committed transaction wrote. */
 void
 CacheRegisterInvalidationCallback(CacheInvalidationCallback callback)
 {
@@ -104,13 +104,12 @@ bump_after_commit(bool committed)
 static void
 report_invalidations(void)
 {
-	ListCell   *lc;
+	List	   *relids = CacheWrittenRelations();
 
-	foreach(lc, CacheWrittenRelations())
-	{
-		for (int i = 0; i < n_invalidation_callbacks; i++)
-			invalidation_callbacks[i] (lfirst_oid(lc));
-	}
+	if (relids == NIL)
+		return;
+	for (int i = 0; i < n_invalidation_callbacks; i++)
+		invalidation_callbacks[i] (relids);
 }
 
 /*

@@ -263,17 +263,17 @@ captured_write_is_whole(Oid x, List *targets, List *target_columns)
 static void
 remember_captured(Oid t, bool partition)
 {
-	List	   *with_ancestors = list_make1_oid(t);
+	List	   *ancestors = NIL;
 	MemoryContext oldcxt;
 	CapturedRelation *c;
 
 	/* get_partition_ancestors() scans pg_inherits even for a non-partition */
 	if (partition && get_rel_relispartition(t))
-		with_ancestors = list_concat(with_ancestors, get_partition_ancestors(t));
+		ancestors = get_partition_ancestors(t);
 	oldcxt = MemoryContextSwitchTo(TopMemoryContext);
 	c = palloc(sizeof(CapturedRelation));
 	c->relid = t;
-	c->with_ancestors = list_copy(with_ancestors);
+	c->with_ancestors = list_concat(list_make1_oid(t), ancestors);
 	captured = lappend(captured, c);
 	MemoryContextSwitchTo(oldcxt);
 }
@@ -400,6 +400,19 @@ CacheNoteCapturedRow(Oid relid, uint32 column_hash, uint32 valuehash)
 		foreach(lc, captured)
 			CacheNoteRelationWrite(((CapturedRelation *) lfirst(lc))->relid);
 	}
+}
+
+/*
+ * Does the transaction need the values of the rows a statement writes of
+ * relid? *whole: no, it writes the relation whole (and so its ancestors:
+ * CacheNoteRelationWrite), whatever the rows; otherwise, true when a
+ * statement announced it captured (CacheNoteRowWrite).
+ */
+bool
+CacheCapturesRowsOf(Oid relid, bool *whole)
+{
+	*whole = list_member_oid(whole_relids, relid);
+	return *whole || find_captured(relid) != NULL;
 }
 
 /* A row of relid whose tracked values cannot be captured: the whole relation. */

@@ -50,7 +50,6 @@
  */
 #include "postgres.h"
 
-#include "access/hash.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_inherits.h"
 #include "catalog/pg_statistic.h"
@@ -61,7 +60,6 @@
 #include "parser/parsetree.h"
 #include "utils/array.h"
 #include "utils/lsyscache.h"
-#include "utils/pg_locale.h"
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
@@ -194,7 +192,8 @@ collect_quals(Node *node, List **quals)
 
 /*
  * A plain column of this level, through join aliases (USING columns of
- * inner joins are a column of one side): its entry and number.
+ * inner joins are a column of one side): its entry and number. Without a
+ * query (a plan's scan qual), a Var is the column it names.
  */
 static bool
 resolve_column(Query *query, Node *node, Index *varno, AttrNumber *attno)
@@ -208,8 +207,15 @@ resolve_column(Query *query, Node *node, Index *varno, AttrNumber *attno)
 		Var		   *var = (Var *) node;
 		RangeTblEntry *rte;
 
-		if (var->varlevelsup != 0 || var->varattno <= 0 ||
-			var->varno < 1 || var->varno > list_length(query->rtable))
+		if (var->varlevelsup != 0 || var->varattno <= 0)
+			return false;
+		if (query == NULL)
+		{
+			*varno = var->varno;
+			*attno = var->varattno;
+			return true;
+		}
+		if (var->varno < 1 || var->varno > list_length(query->rtable))
 			return false;
 		rte = rt_fetch(var->varno, query->rtable);
 		if (rte->rtekind != RTE_JOIN)
@@ -366,7 +372,6 @@ restriction_tags(Query *query, Restriction *r)
 	int32		typmod;
 	Oid			attcoll;
 	char	   *attname;
-	TypeCacheEntry *typentry;
 	List	   *tags = NIL;
 	ListCell   *lv;
 
@@ -374,18 +379,12 @@ restriction_tags(Query *query, Restriction *r)
 	attname = get_attname(rte->relid, r->attno, true);
 	if (attname == NULL)
 		return NIL;
-	if (OidIsValid(attcoll) &&
-		(r->inputcollid != attcoll || !get_collation_isdeterministic(attcoll)))
-		return NIL;
-	typentry = lookup_type_cache(atttype, TYPECACHE_HASH_OPFAMILY);
-	if (!OidIsValid(typentry->hash_opf) || !op_in_opfamily(r->opno, typentry->hash_opf))
-		return NIL;
 
 	foreach(lv, r->values)
 	{
 		Oid			type = list_nth_oid(r->value_types, foreach_current_index(lv));
-		Oid			hashproc = get_opfamily_proc(typentry->hash_opf, type, type,
-												 HASHSTANDARD_PROC);
+		Oid			hashproc = CacheTagHashProc(atttype, attcoll, r->opno, r->inputcollid,
+												type);
 
 		if (!OidIsValid(hashproc))
 			return NIL;
@@ -732,9 +731,64 @@ CacheStatementTags(Query *query)
 	return result;
 }
 
-/* The value of a tag's constant or parameter at this execution. */
+/* Is node column attno of varno (a plan's Var, under any RelabelType)? */
 static bool
-tag_value(Node *node, ParamListInfo params, Datum *value, bool *isnull)
+column_compared(Node *node, Index varno, AttrNumber attno)
+{
+	while (node && IsA(node, RelabelType))
+		node = (Node *) ((RelabelType *) node)->arg;
+	return node != NULL && IsA(node, Var) && ((Var *) node)->varno == varno &&
+		((Var *) node)->varattno == attno && ((Var *) node)->varlevelsup == 0;
+}
+
+/*
+ * Writers (cache_capture_plan.c): does qual, a conjunct that every row a
+ * plan's scan of entry varno returns satisfies, restrict column attno (of
+ * type atttype, collation attcoll) to values that name tags? Then its
+ * values (Const or Param nodes, for CacheTagValue) and the function that
+ * hashes each, by the rule readers follow (CacheTagHashProc), up to max:
+ * how many; -1 when it is no such restriction or has more values.
+ */
+int
+CacheQualTagValues(Node *qual, Index varno, AttrNumber attno, Oid atttype,
+				   Oid attcoll, Node **values, Oid *hashprocs, int max)
+{
+	Restriction *r;
+	ListCell   *lv;
+
+	/* column = value, the common case, without building a Restriction */
+	if (IsA(qual, OpExpr) && list_length(((OpExpr *) qual)->args) == 2)
+	{
+		OpExpr	   *op = (OpExpr *) qual;
+		Oid			type;
+
+		if (!((column_compared(linitial(op->args), varno, attno) &&
+			   comparable_value(lsecond(op->args), &values[0], &type)) ||
+			  (column_compared(lsecond(op->args), varno, attno) &&
+			   comparable_value(linitial(op->args), &values[0], &type))) || max < 1)
+			return -1;
+		hashprocs[0] = CacheTagHashProc(atttype, attcoll, op->opno, op->inputcollid, type);
+		return OidIsValid(hashprocs[0]) ? 1 : -1;
+	}
+	r = as_restriction(NULL, qual);
+	if (r == NULL || r->varno != varno || r->attno != attno || list_length(r->values) > max)
+		return -1;
+	foreach(lv, r->values)
+	{
+		int			i = foreach_current_index(lv);
+
+		values[i] = lfirst(lv);
+		hashprocs[i] = CacheTagHashProc(atttype, attcoll, r->opno, r->inputcollid,
+										list_nth_oid(r->value_types, i));
+		if (!OidIsValid(hashprocs[i]))
+			return -1;
+	}
+	return list_length(r->values);
+}
+
+/* The value of a tag's constant or parameter at this execution. */
+bool
+CacheTagValue(Node *node, ParamListInfo params, Datum *value, bool *isnull)
 {
 	if (IsA(node, Const))
 	{
@@ -747,8 +801,8 @@ tag_value(Node *node, ParamListInfo params, Datum *value, bool *isnull)
 		Param	   *param = (Param *) node;
 		ParamExternData *prm;
 
-		if (params == NULL || param->paramid < 1 || param->paramid > params->numParams ||
-			params->paramFetch != NULL)
+		if (param->paramkind != PARAM_EXTERN || params == NULL || param->paramid < 1 ||
+			param->paramid > params->numParams || params->paramFetch != NULL)
 			return false;
 		prm = &params->params[param->paramid - 1];
 		if (prm->ptype != param->paramtype)
@@ -797,7 +851,7 @@ CacheResultCounters(List *relids, List *statement_tags, ParamListInfo params,
 				bool		isnull;
 				uint32		hash;
 
-				if (!tag_value(lfourth(tag), params, &value, &isnull) ||
+				if (!CacheTagValue(lfourth(tag), params, &value, &isnull) ||
 					n >= CACHE_MAX_COUNTERS - remaining)
 				{
 					ok = false;

@@ -93,8 +93,8 @@ CacheIsCaptureFunction(Oid fnoid)
 }
 
 /* Does this trigger see every row written to its table? */
-static bool
-trigger_captures_every_row(const Trigger *trig)
+bool
+CacheTriggerCapturesEveryRow(const Trigger *trig)
 {
 	return TRIGGER_FOR_ROW(trig->tgtype) && TRIGGER_FOR_AFTER(trig->tgtype) &&
 		TRIGGER_FOR_INSERT(trig->tgtype) && TRIGGER_FOR_UPDATE(trig->tgtype) &&
@@ -120,7 +120,7 @@ tracked_columns(Relation rel)
 	{
 		const Trigger *trig = &trigdesc->triggers[i];
 
-		if (!trigger_captures_every_row(trig))
+		if (!CacheTriggerCapturesEveryRow(trig))
 			continue;
 		for (int a = 0; a < trig->tgnargs; a++)
 			columns = lappend(columns, pstrdup(trig->tgargs[a]));
@@ -149,6 +149,8 @@ typedef struct AloneEntry
 	Oid			relid;			/* hash key */
 	bool		alone;			/* a table, no children, not a partition */
 	bool		tracked;		/* an active capture trigger names columns */
+	int			ncolumns;		/* its capture triggers' columns, or -1 */
+	CacheTrackedColumn columns[CACHE_MAX_RESOLVED_COLUMNS];
 } AloneEntry;
 
 static HTAB *alone_memo = NULL;
@@ -170,15 +172,49 @@ forget_alone(Datum arg, Oid relid)
 }
 
 /*
- * Is relid a table (no partitioned table, view...) with no children and no
- * partitioned parent? Then *tracked says whether its capture triggers name
- * any column. An inheritance parent the caller checks itself
- * (CacheRelationAncestors). The caller has locked relid (a writer's
- * RowExclusiveLock; COPY FROM's AccessShareLock first): taking the lock
- * processed the invalidations of every change committed before it.
+ * The columns an open relation's active capture triggers name, one per
+ * argument, as writers hash their values; -1 when one is missing or there
+ * are more than CACHE_MAX_RESOLVED_COLUMNS.
  */
-bool
-CacheTableAlone(Oid relid, bool *tracked)
+static int
+resolve_columns(Relation rel, CacheTrackedColumn *columns)
+{
+	TriggerDesc *trigdesc = rel->trigdesc;
+	TupleDesc	tupdesc = RelationGetDescr(rel);
+	int			n = 0;
+
+	for (int i = 0; trigdesc != NULL && i < trigdesc->numtriggers; i++)
+	{
+		const Trigger *trig = &trigdesc->triggers[i];
+
+		if (!CacheTriggerCapturesEveryRow(trig))
+			continue;
+		for (int a = 0; a < trig->tgnargs; a++)
+		{
+			Form_pg_attribute att = NULL;
+
+			for (int c = 0; c < tupdesc->natts && att == NULL; c++)
+			{
+				att = TupleDescAttr(tupdesc, c);
+				if (att->attisdropped || strcmp(NameStr(att->attname), trig->tgargs[a]) != 0)
+					att = NULL;
+			}
+			if (att == NULL || n >= CACHE_MAX_RESOLVED_COLUMNS)
+				return -1;
+			columns[n].attnum = att->attnum;
+			columns[n].atttype = att->atttypid;
+			columns[n].attcoll = att->attcollation;
+			columns[n].generated = att->attgenerated != '\0';
+			columns[n].column_hash = CacheTagColumnHash(trig->tgargs[a]);
+			n++;
+		}
+	}
+	return n;
+}
+
+/* relid's entry, made when missing (the caller has locked relid). */
+static AloneEntry *
+alone_entry(Oid relid)
 {
 	AloneEntry *entry;
 	bool		found;
@@ -199,6 +235,8 @@ CacheTableAlone(Oid relid, bool *tracked)
 	{
 		Relation	rel = relation_open(relid, AccessShareLock);
 		List	   *columns = tracked_columns(rel);
+		CacheTrackedColumn resolved[CACHE_MAX_RESOLVED_COLUMNS];
+		int			nresolved = resolve_columns(rel, resolved);
 		bool		alone;
 
 		alone = rel->rd_rel->relkind == RELKIND_RELATION &&
@@ -208,10 +246,46 @@ CacheTableAlone(Oid relid, bool *tracked)
 		entry = hash_search(alone_memo, &relid, HASH_ENTER, &found);
 		entry->alone = alone;
 		entry->tracked = columns != NIL;
+		entry->ncolumns = nresolved;
+		if (nresolved > 0)
+			memcpy(entry->columns, resolved, nresolved * sizeof(CacheTrackedColumn));
 		list_free_deep(columns);
 	}
+	return entry;
+}
+
+/*
+ * Is relid a table (no partitioned table, view...) with no children and no
+ * partitioned parent? Then *tracked says whether its capture triggers name
+ * any column. An inheritance parent the caller checks itself
+ * (CacheRelationAncestors). The caller has locked relid (a writer's
+ * RowExclusiveLock; COPY FROM's AccessShareLock first): taking the lock
+ * processed the invalidations of every change committed before it.
+ */
+bool
+CacheTableAlone(Oid relid, bool *tracked)
+{
+	AloneEntry *entry = alone_entry(relid);
+
 	*tracked = entry->tracked;
 	return entry->alone;
+}
+
+/*
+ * The columns relid's active capture triggers name, copied into columns
+ * (CACHE_MAX_RESOLVED_COLUMNS of room), one per trigger argument, kept
+ * from one statement to the next like CacheTableAlone's answer; -1 when
+ * one of them is not a column or there are more. The caller has locked
+ * relid.
+ */
+int
+CacheTrackedColumnsResolved(Oid relid, CacheTrackedColumn *columns)
+{
+	AloneEntry *entry = alone_entry(relid);
+
+	if (entry->ncolumns > 0)
+		memcpy(columns, entry->columns, entry->ncolumns * sizeof(CacheTrackedColumn));
+	return entry->ncolumns;
 }
 
 /* Is attname among columns (a list from tracked_columns)? */
@@ -274,7 +348,7 @@ sfcache_capture_triggers_0_3(PG_FUNCTION_ARGS)
 			values[0] = ObjectIdGetDatum(tg->tgrelid);
 			values[1] = NameGetDatum(&tg->tgname);
 			values[2] = NameGetDatum(&column);
-			values[3] = BoolGetDatum(trigger_captures_every_row(&trig));
+			values[3] = BoolGetDatum(CacheTriggerCapturesEveryRow(&trig));
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			p += strlen(p) + 1;
 		}

@@ -12,8 +12,10 @@
  *
  *	shmem_request, shmem_startup: the previous hook, then base_shmem.c's
  *		registry (the parts in the order they were registered).
- *	post_parse_analyze: the previous hook, then cache (the query the
- *		simple protocol plans next, for cold statements).
+ *	post_parse_analyze: base computes the query id when the core does not
+ *		(every statement but a write; a write only if the advice asks),
+ *		then the previous hook, then cache (the query the simple protocol
+ *		plans next, for cold statements).
  *	planner: cache (a client's cacheable SELECT becomes a cache plan);
  *		otherwise whatif counts the planner call (hypothetical indexes are
  *		offered to one planner call only) around the previous planner.
@@ -27,7 +29,9 @@
  *		otherwise the previous hook.
  *	ExecutorStart: advice (sampling asks for row counts before the plan
  *		starts), cache (counts a client's SELECT that bypassed at planning,
- *		notes the relations the statement writes), then the executor.
+ *		notes the relations the statement writes), then the executor; after
+ *		it, cache (a write whose plan names its rows' tracked values notes
+ *		them, and its executor's copy of the capture trigger is switched off).
  *	ExecutorRun, ExecutorFinish: base (nesting level + 1 around them);
  *		ExecutorRun also lets the cache swap the receiver (cache_replay.c),
  *		decided again at each run of a portal.
@@ -49,7 +53,9 @@
  *		types that change results).
  *	transaction callback: advice (forgets sampled statements), then cache
  *		(bumps generations around the commit; at commit, the cache's
- *		invalidation callbacks, which the advice registered, run; a
+ *		invalidation callbacks, which the advice registered, run: it
+ *		records the transaction's writes with them), then advice (records
+ *		the writes no callback did: a rollback), then cache (a
  *		transaction that created or dropped an extension frees its
  *		database's results), then base (moves the database's extension
  *		epoch, so that other sessions read pg_extension again); at the
@@ -123,15 +129,27 @@ sfc_shmem_startup(void)
 	SfcShmemStartup();
 }
 
-/* ---- parse analysis, planning and EXPLAIN ---- */
+/* ---- parse analysis ---- */
 
+/*
+ * The query id, when the core computes none (base_queryid.c): every
+ * statement but a write, whose id only the advice may read, and then only
+ * if it samples it.
+ */
 static void
 sfc_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 {
+	if (query->queryId == 0 && SfcQueryIdsOwn() &&
+		((query->commandType != CMD_INSERT && query->commandType != CMD_UPDATE &&
+		  query->commandType != CMD_DELETE && query->commandType != CMD_MERGE) ||
+		 AdviceWantsQueryId(pstate)))
+		jstate = SfcComputeQueryId(query, pstate->p_sourcetext);
 	if (prev_post_parse_analyze)
 		prev_post_parse_analyze(pstate, query, jstate);
 	CacheColdNoteAnalyzed(query);
 }
+
+/* ---- planning and EXPLAIN ---- */
 
 static PlannedStmt *
 sfc_planner(SFC_PLANNER_PARAMS)
@@ -207,6 +225,7 @@ sfc_ExecutorStart(QueryDesc *queryDesc, int eflags)
 		prev_ExecutorStart(queryDesc, eflags);
 	else
 		standard_ExecutorStart(queryDesc, eflags);
+	CacheCaptureStatement(queryDesc, eflags);
 }
 
 static void
@@ -399,6 +418,7 @@ sfc_xact_callback(XactEvent event, void *arg)
 {
 	AdviceXactEvent(event);
 	CacheXactEvent(event);
+	AdviceXactEnd(event);
 	CacheStoreXactEvent(event);
 	SfcExtensionXactEvent(event);
 	database_drop_end(event);
