@@ -12,6 +12,8 @@
  *
  *	shmem_request, shmem_startup: the previous hook, then base_shmem.c's
  *		registry (the parts in the order they were registered).
+ *	post_parse_analyze: the previous hook, then base (the statement's
+ *		text without its constants, base_normalize.c).
  *	planner: cache (a client's cacheable SELECT becomes a cache plan);
  *		otherwise whatif counts the planner call (hypothetical indexes are
  *		offered to one planner call only) around the previous planner.
@@ -72,6 +74,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/plancat.h"
 #include "optimizer/planner.h"
+#include "parser/analyze.h"
 #include "storage/ipc.h"
 #include "tcop/tcopprot.h"
 #include "tcop/utility.h"
@@ -83,6 +86,7 @@
 
 static shmem_request_hook_type prev_shmem_request = NULL;
 static shmem_startup_hook_type prev_shmem_startup = NULL;
+static post_parse_analyze_hook_type prev_post_parse_analyze = NULL;
 static planner_hook_type prev_planner = NULL;
 static ExplainOneQuery_hook_type prev_ExplainOneQuery = NULL;
 static build_simple_rel_hook_type prev_build_simple_rel = NULL;
@@ -119,7 +123,15 @@ sfc_shmem_startup(void)
 	SfcShmemStartup();
 }
 
-/* ---- planning and EXPLAIN ---- */
+/* ---- parse analysis, planning and EXPLAIN ---- */
+
+static void
+sfc_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
+{
+	if (prev_post_parse_analyze)
+		prev_post_parse_analyze(pstate, query, jstate);
+	SfcRememberStatementText(pstate->p_sourcetext, query, jstate);
+}
 
 static PlannedStmt *
 sfc_planner(SFC_PLANNER_PARAMS)
@@ -400,6 +412,8 @@ CoreHooksInit(void)
 	shmem_request_hook = sfc_shmem_request;
 	prev_shmem_startup = shmem_startup_hook;
 	shmem_startup_hook = sfc_shmem_startup;
+	prev_post_parse_analyze = post_parse_analyze_hook;
+	post_parse_analyze_hook = sfc_post_parse_analyze;
 	prev_planner = planner_hook;
 	planner_hook = sfc_planner;
 	prev_ExplainOneQuery = ExplainOneQuery_hook;
