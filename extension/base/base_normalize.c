@@ -41,7 +41,8 @@
 typedef struct RememberedText
 {
 	uint64		queryid;		/* hash key */
-	char	   *text;			/* in TopMemoryContext */
+	char	   *normalized;		/* both in TopMemoryContext */
+	char	   *literal;
 } RememberedText;
 
 bool		sfc_literal_texts = false;
@@ -235,14 +236,14 @@ normalized_text(const char *span, int location, JumbleState *jstate)
 	return buf.data;
 }
 
-/* A copy of text in TopMemoryContext, cut at MAX_TEXT_LEN on a character. */
+/* A copy of str in TopMemoryContext, cut at MAX_TEXT_LEN on a character. */
 static char *
-kept_copy(const char *text)
+kept_copy(const char *str)
 {
-	int			len = pg_mbcliplen(text, strlen(text), MAX_TEXT_LEN - 1);
+	int			len = pg_mbcliplen(str, strlen(str), MAX_TEXT_LEN - 1);
 	char	   *copy = MemoryContextAlloc(TopMemoryContext, len + 1);
 
-	memcpy(copy, text, len);
+	memcpy(copy, str, len);
 	copy[len] = '\0';
 	return copy;
 }
@@ -258,7 +259,10 @@ reset_remembered(void)
 	{
 		hash_seq_init(&seq, remembered);
 		while ((r = hash_seq_search(&seq)) != NULL)
-			pfree(r->text);
+		{
+			pfree(r->normalized);
+			pfree(r->literal);
+		}
 		hash_destroy(remembered);
 	}
 	info.keysize = sizeof(uint64);
@@ -269,8 +273,64 @@ reset_remembered(void)
 }
 
 /*
- * post_parse_analyze (core_hooks.c): remember the normalized text of a
- * query id this backend has not seen yet.
+ * Up to 17 a statement inside EXPLAIN or PREPARE has no span of its own
+ * (location and length 0: the whole string). In a string of several
+ * statements its own is the one its first constant is in; without a
+ * constant it cannot be told: false, and no text is kept.
+ */
+static bool
+nested_span(const char *source, JumbleState *jstate, int *location, int *length)
+{
+	core_yy_extra_type extra;
+	core_yyscan_t scanner;
+	core_YYSTYPE val;
+	YYLTYPE		loc;
+	int			tok;
+	int			first = -1;		/* the first constant's location */
+	int			depth = 0;
+	int			start = 0;		/* where the current statement starts */
+	int			end = -1;		/* where the one found ends */
+	int			statements = 0; /* with a token, before the current one */
+	bool		tokens = false; /* the current one has a token */
+
+	for (int i = 0; i < jstate->clocations_count; i++)
+		if (first < 0 || jstate->clocations[i].location < first)
+			first = jstate->clocations[i].location;
+	scanner = scanner_init(source, &extra, &ScanKeywords, ScanKeywordTokens);
+	extra.escape_string_warning = false;
+	while (end < 0 && (tok = core_yylex(&val, &loc, scanner)) != 0)
+	{
+		if (tok == ';' && depth == 0)
+		{
+			if (first >= start && first < loc)
+				end = loc;
+			else
+			{
+				statements += tokens;
+				tokens = false;
+				start = loc + 1;
+			}
+			continue;
+		}
+		if (tok == '(')
+			depth++;
+		else if (tok == ')')
+			depth--;
+		tokens = true;
+	}
+	scanner_finish(scanner);
+	if (end < 0 && first < 0 && statements + tokens > 1)
+		return false;
+	if (end < 0 && first < 0)
+		start = 0;
+	*location = start;
+	*length = end < 0 ? 0 : end - start;
+	return true;
+}
+
+/*
+ * post_parse_analyze (core_hooks.c): remember the texts of a query id this
+ * backend has not seen yet.
  */
 void
 SfcRememberStatementText(const char *source, Query *query, JumbleState *jstate)
@@ -280,43 +340,44 @@ SfcRememberStatementText(const char *source, Query *query, JumbleState *jstate)
 	int			location = query->stmt_location;
 	int			length = query->stmt_len;
 	char	   *span;
-	char	   *text;
+	char	   *normalized;
 
-	if (jstate == NULL || query->queryId == 0 || source == NULL)
+	if (jstate == NULL || query->queryId == 0 || source == NULL ||
+		(remembered != NULL &&
+		 hash_search(remembered, &query->queryId, HASH_FIND, NULL) != NULL))
+		return;
+	if (location <= 0 && length <= 0 &&
+		!nested_span(source, jstate, &location, &length))
 		return;
 	if (remembered == NULL || hash_get_num_entries(remembered) >= MAX_REMEMBERED)
 		reset_remembered();
-	if (hash_search(remembered, &query->queryId, HASH_FIND, NULL) != NULL)
-		return;
 	own_span(source, &location, &length);
 	span = pnstrdup(source + location, length);
-	text = normalized_text(span, location, jstate);
+	normalized = normalized_text(span, location, jstate);
 	r = hash_search(remembered, &query->queryId, HASH_ENTER, &found);
-	r->text = kept_copy(text);
-	pfree(text);
+	r->normalized = kept_copy(normalized);
+	r->literal = kept_copy(span);
+	pfree(normalized);
 	pfree(span);
 }
 
 /*
  * The text to show for statement queryid, whose span of source the parser
- * gave as location and length (palloc'd): the normalized text remembered
- * at its parse, or with sfcache.literal_texts its own span as it is; NULL
- * if there is none.
+ * gave as location and length (palloc'd): the one remembered at its parse,
+ * normalized unless sfcache.literal_texts is on; without one, with
+ * sfcache.literal_texts its own span as it is, else NULL.
  */
 char *
 SfcStatementText(uint64 queryid, const char *source, int location, int length)
 {
-	RememberedText *r;
+	RememberedText *r = NULL;
 
-	if (sfc_literal_texts)
-	{
-		if (source == NULL)
-			return NULL;
-		own_span(source, &location, &length);
-		return pnstrdup(source + location, length);
-	}
-	if (remembered == NULL)
+	if (remembered != NULL)
+		r = hash_search(remembered, &queryid, HASH_FIND, NULL);
+	if (r != NULL)
+		return pstrdup(sfc_literal_texts ? r->literal : r->normalized);
+	if (!sfc_literal_texts || source == NULL)
 		return NULL;
-	r = hash_search(remembered, &queryid, HASH_FIND, NULL);
-	return r != NULL ? pstrdup(r->text) : NULL;
+	own_span(source, &location, &length);
+	return pnstrdup(source + location, length);
 }

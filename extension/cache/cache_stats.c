@@ -254,7 +254,7 @@ CacheStatsRegisterStatement(uint64 queryid, const char *source, int location, in
 	LWLock	   *lock = statement_lock(hash);
 	StatementStats *s;
 	bool		found;
-	char	   *text;
+	char	   *shown;
 
 	if (queryid == 0 || statement_known_locally(&key))
 		return;
@@ -264,7 +264,7 @@ CacheStatsRegisterStatement(uint64 queryid, const char *source, int location, in
 	if (s != NULL)
 		return;
 
-	text = SfcStatementText(queryid, source, location, length);
+	shown = SfcStatementText(queryid, source, location, length);
 	LWLockAcquire(lock, LW_EXCLUSIVE);
 	s = hash_search_with_hash_value(statements, &key, hash, HASH_ENTER_NULL, &found);
 	if (s == NULL)
@@ -273,17 +273,17 @@ CacheStatsRegisterStatement(uint64 queryid, const char *source, int location, in
 	{
 		memset((char *) s + sizeof(StatementKey), 0, sizeof(StatementStats) - sizeof(StatementKey));
 		SpinLockInit(&s->mutex);
-		if (text != NULL)
+		if (shown != NULL)
 		{
-			int			len = pg_mbcliplen(text, strlen(text), SHAPE_TEXT_LEN - 1);
+			int			len = pg_mbcliplen(shown, strlen(shown), SHAPE_TEXT_LEN - 1);
 
-			memcpy(s->query, text, len);
+			memcpy(s->query, shown, len);
 			s->query[len] = '\0';
 		}
 	}
 	LWLockRelease(lock);
-	if (text != NULL)
-		pfree(text);
+	if (shown != NULL)
+		pfree(shown);
 }
 
 void

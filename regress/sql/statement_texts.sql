@@ -16,6 +16,11 @@ SELECT count(*) FROM inbox WHERE status = $$dollar quoted$$ OR user_id = 4711;
 SELECT max(id) FROM inbox WHERE user_id = 4243 \; SELECT min(id) FROM inbox WHERE status = 'multi';
 -- the first time this shape is seen is under EXPLAIN: its text is its own
 EXPLAIN (COSTS OFF) SELECT status FROM inbox WHERE id = 9117;
+-- the same after another statement of its string (up to 17 the parser
+-- gives it no span of its own: its constant tells which it is); without a
+-- constant it cannot be told, and it has no text
+SELECT count(*) FROM inbox WHERE user_id = 5150 \; EXPLAIN (COSTS OFF) SELECT user_id FROM inbox WHERE id = 6160;
+SELECT count(*) FROM inbox WHERE user_id = 5151 \; EXPLAIN (COSTS OFF) SELECT max(score) FROM inbox;
 -- a prepared statement keeps its $1; its constant is numbered after it
 PREPARE by_user (int) AS SELECT count(*) FROM inbox WHERE status = 'prepared' AND user_id = $1;
 EXECUTE by_user(7);
@@ -24,7 +29,7 @@ EXECUTE by_user(7);
 SELECT query FROM sfcache.statements WHERE query LIKE '%inbox%' ORDER BY query;
 -- no literal above reached the view
 SELECT count(*) AS literals FROM sfcache.statements
-WHERE query ~ '(42|unread|1\.5|ived|dollar|4243|4711|multi|9117|prepared|EXPLAIN|PREPARE)';
+WHERE query ~ '(42|unread|1\.5|ived|dollar|4243|4711|multi|9117|5150|5151|6160|prepared|EXPLAIN|PREPARE)';
 
 -- sfcache.literal_texts keeps the constants (of statements first seen with it)
 SET sfcache.literal_texts = on;
