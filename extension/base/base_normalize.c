@@ -14,9 +14,11 @@
  * statements are recorded, no longer have it. So, as pg_stat_statements
  * does for a new entry, the normalized text of each query id is made when
  * this backend parses it (core_hooks.c calls SfcRememberStatementText)
- * and kept in a backend-local table until asked for. A query id with no
- * remembered text (the table was full and started over since the parse)
- * gets no text rather than its constants.
+ * and kept in a backend-local table, with its literal text, until asked
+ * for. A query id with no remembered text (the table was full and started
+ * over since the parse, or a statement nested in EXPLAIN or PREPARE whose
+ * span cannot be told, nested_span) gets no text rather than its
+ * constants.
  *
  *-------------------------------------------------------------------------
  */
@@ -33,10 +35,13 @@
 
 #include "base/base.h"
 
-/* remembered texts: past this many query ids the table starts over */
-#define MAX_REMEMBERED		4096
-/* longest text remembered, in bytes (sfcache.statements keeps less) */
-#define MAX_TEXT_LEN		2048
+/*
+ * Past this many query ids the table starts over; each text is cut as
+ * sfcache.statements cuts it (cache_stats.c), so a backend holds 1 MB of
+ * texts at most.
+ */
+#define MAX_REMEMBERED		2048
+#define MAX_TEXT_LEN		256
 
 typedef struct RememberedText
 {
