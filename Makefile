@@ -20,6 +20,7 @@ BASE_OBJS = \
 	extension/base/compat.o \
 	extension/base/base_extension.o \
 	extension/base/base_nesting.o \
+	extension/base/base_normalize.o \
 	extension/base/base_queryid.o \
 	extension/base/base_rtable.o \
 	extension/base/base_settings.o \

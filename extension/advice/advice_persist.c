@@ -7,6 +7,12 @@
  *		it when it exits after a clean shutdown (on_shmem_exit), and reads
  *		it back, then removes it, when it creates shared memory at start.
  *
+ * Statements are written only with sfcache.literal_texts on: their texts
+ * keep their constants, which the statements are re-planned with, and the
+ * file must not carry data that no view shows (base_normalize.c). Without
+ * them a restart keeps the quals and table activity; a statement's advice
+ * comes back when it is sampled again.
+ *
  * The file is pg_stat/sfcache_advice.stat: a header (magic number, file
  * format, PostgreSQL major version, library version, the size of each
  * kind of entry), the entries (a kind byte, then the entry as it is in
@@ -125,12 +131,18 @@ advice_write(AdviceWriter *w, const void *data, size_t len)
 	return fwrite(data, 1, len, w->file) == len;
 }
 
+/*
+ * A statement's entry holds its text with its constants (re-planning needs
+ * them): it is written only if sfcache.literal_texts allows the data on disk.
+ */
 static bool
 advice_write_entry(AdviceRecordKind kind, const void *entry, void *arg)
 {
 	AdviceWriter *w = arg;
 	uint8		k = kind;
 
+	if (kind == ADVICE_RECORD_STATEMENTS && !sfc_literal_texts)
+		return true;
 	w->count++;
 	return advice_write(w, &k, 1) &&
 		advice_write(w, entry, AdviceStoreEntrySize(kind));

@@ -98,4 +98,11 @@ extern void SfcTestHoldOnAdvisoryLock(int key);
 /* base_settings.c */
 extern void SfcWarnUnknownSettings(void);
 
+/* ---- statement texts without their constants (base_normalize.c) ---- */
+
+extern bool sfc_literal_texts;
+extern void SfcNormalizeInit(void);
+extern void SfcRememberStatementText(const char *source, Query *query, JumbleState *jstate);
+extern char *SfcStatementText(uint64 queryid, const char *source, int location, int length);
+
 #endif							/* SFCACHE_BASE_H */

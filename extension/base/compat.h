@@ -133,6 +133,17 @@ object_ownercheck(Oid classid, Oid objectid, Oid roleid)
 #endif
 
 /*
+ * ---- 18: a list of constants is jumbled as one, squashed ----
+ * Its location covers the whole list and its length is already known; up
+ * to 17 every constant has its own location.
+ */
+#if PG_VERSION_NUM >= 180000
+#define SfcConstantsSquashed(loc)	((loc).squashed)
+#else
+#define SfcConstantsSquashed(loc)	((void) (loc), false)
+#endif
+
+/*
  * ---- 18: lc_collate_is_c() is gone: the collation's pg_locale_t says ----
  * (the caller includes utils/pg_locale.h)
  */

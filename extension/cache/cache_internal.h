@@ -492,7 +492,8 @@ extern void CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us,
 							 uint64 window_us);
 extern void CacheStatsBypass(CacheBypass why, uint64 queryid);
 extern void CacheStatsStored(uint64 queryid, Size bytes);
-extern void CacheStatsRegisterStatement(uint64 queryid, const char *query_text, int len);
+extern void CacheStatsRegisterStatement(uint64 queryid, const char *source, int location,
+										int length);
 extern void CacheStatsForgetDatabase(Oid dbid);
 extern void CacheStatsKeySeen(uint64 queryid, CacheKey key);
 extern const char *CacheBypassReasonName(CacheBypass why);

@@ -265,7 +265,8 @@ plan_client_select(Query *parse, const char *query_string, bool generic, int cur
 	int			len = 0;
 	const char *text = statement_text(parse, query_string, &len);
 
-	CacheStatsRegisterStatement(parse->queryId, text, len);
+	CacheStatsRegisterStatement(parse->queryId, query_string, parse->stmt_location,
+								parse->stmt_len);
 	if (cache_cache_mode == CACHE_MODE_OFF)
 		info.bypass = CACHE_BYPASS_DISABLED;
 	else

@@ -244,15 +244,19 @@ statement_known_locally(const StatementKey *key)
 	return found;
 }
 
-/* Make sure the statement is tracked, keeping a prefix of its text. */
+/*
+ * Make sure the statement is tracked, keeping a prefix of its text (its
+ * span of source, as base_normalize.c shows it).
+ */
 void
-CacheStatsRegisterStatement(uint64 queryid, const char *query_text, int len)
+CacheStatsRegisterStatement(uint64 queryid, const char *source, int location, int length)
 {
 	StatementKey key = statement_key(queryid);
 	uint32		hash = statement_hash(&key, sizeof(key));
 	LWLock	   *lock = statement_lock(hash);
 	StatementStats *s;
 	bool		found;
+	char	   *shown;
 
 	if (queryid == 0 || statement_known_locally(&key))
 		return;
@@ -262,6 +266,7 @@ CacheStatsRegisterStatement(uint64 queryid, const char *query_text, int len)
 	if (s != NULL)
 		return;
 
+	shown = SfcStatementText(queryid, source, location, length);
 	LWLockAcquire(lock, LW_EXCLUSIVE);
 	s = hash_search_with_hash_value(statements, &key, hash, HASH_ENTER_NULL, &found);
 	if (s == NULL)
@@ -270,14 +275,17 @@ CacheStatsRegisterStatement(uint64 queryid, const char *query_text, int len)
 	{
 		memset((char *) s + sizeof(StatementKey), 0, sizeof(StatementStats) - sizeof(StatementKey));
 		SpinLockInit(&s->mutex);
-		if (query_text != NULL)
+		if (shown != NULL)
 		{
-			len = pg_mbcliplen(query_text, Min(len, SHAPE_TEXT_LEN - 1), SHAPE_TEXT_LEN - 1);
-			memcpy(s->query, query_text, len);
+			int			len = pg_mbcliplen(shown, strlen(shown), SHAPE_TEXT_LEN - 1);
+
+			memcpy(s->query, shown, len);
 			s->query[len] = '\0';
 		}
 	}
 	LWLockRelease(lock);
+	if (shown != NULL)
+		pfree(shown);
 }
 
 void

@@ -14,8 +14,9 @@
  *		registry (the parts in the order they were registered).
  *	post_parse_analyze: base computes the query id when the core does not
  *		(every statement but a write; a write only if the advice asks),
- *		then the previous hook, then cache (the query the simple protocol
- *		plans next, for cold statements).
+ *		then the previous hook, then base (the statement's text without its
+ *		constants, base_normalize.c), then cache (the query the simple
+ *		protocol plans next, for cold statements).
  *	planner: cache (a client's cacheable SELECT becomes a cache plan);
  *		otherwise whatif counts the planner call (hypothetical indexes are
  *		offered to one planner call only) around the previous planner.
@@ -146,6 +147,7 @@ sfc_post_parse_analyze(ParseState *pstate, Query *query, JumbleState *jstate)
 		jstate = SfcComputeQueryId(query, pstate->p_sourcetext);
 	if (prev_post_parse_analyze)
 		prev_post_parse_analyze(pstate, query, jstate);
+	SfcRememberStatementText(pstate->p_sourcetext, query, jstate);
 	CacheColdNoteAnalyzed(query);
 }
 

@@ -45,6 +45,7 @@ _PG_init(void)
 	 * created in each database, base_extension.c) comes first.
 	 */
 	SfcExtensionInit();
+	SfcNormalizeInit();
 	CacheInit();
 	AdviceInit();
 	BusInit();

@@ -82,9 +82,9 @@ SELECT format('EXECUTE twice(%s)', g) FROM generate_series(1, 20) g \gexec
 \o
 \set ECHO all
 SELECT calls, not_admitted, leader_executions, bypasses, last_bypass_reason, stores <= 5 AS almost_none_stored
-FROM sfcache.statements WHERE query LIKE 'PREPARE one_off%';
+FROM sfcache.statements WHERE query = 'SELECT amount FROM ledger WHERE id = $1';
 SELECT calls, not_admitted, leader_executions, stores
-FROM sfcache.statements WHERE query LIKE 'PREPARE twice%';
+FROM sfcache.statements WHERE query = 'SELECT amount, $2 FROM ledger WHERE id = $1';
 DEALLOCATE one_off;
 DEALLOCATE twice;
 RESET sfcache.cold_after;

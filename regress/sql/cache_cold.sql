@@ -93,13 +93,13 @@ SELECT calls, hits, bypasses FROM sfcache.statements WHERE query LIKE 'SELECT co
 
 -- A prepared statement's generic plan: cold executions run its kept child.
 SET plan_cache_mode = force_generic_plan;
-PREPARE cold_by_id(int) AS SELECT v FROM cold_item WHERE id = $1;
+PREPARE cold_by_id(int) AS SELECT v FROM cold_item AS p WHERE id = $1;
 \o /dev/null
 SELECT format('EXECUTE cold_by_id(%s)', g) FROM generate_series(501, 520) g \gexec
 \o
 EXECUTE cold_by_id(7);
 EXECUTE cold_by_id(700);
-SELECT * FROM cold_row('PREPARE cold_by_id%');
+SELECT * FROM cold_row('SELECT v FROM cold_item AS p WHERE id = $1');
 DEALLOCATE cold_by_id;
 RESET plan_cache_mode;
 

@@ -42,12 +42,12 @@ SELECT payload FROM counted WHERE id <= 500 \g /dev/null
 SELECT * FROM counted_row('SELECT payload FROM counted WHERE id <=%');
 RESET sfcache.max_entry_size;
 -- A bypass at execution (sfcache.cache = off with a cache plan): a bypass.
-PREPARE by_id (int) AS SELECT payload FROM counted WHERE id = $1;
+PREPARE by_id (int) AS SELECT payload FROM counted AS p WHERE id = $1;
 EXECUTE by_id(3);
-SELECT * FROM counted_row('PREPARE by_id%');
+SELECT * FROM counted_row('SELECT payload FROM counted AS p WHERE id = $1');
 SET sfcache.cache = off;
 EXECUTE by_id(3);
-SELECT * FROM counted_row('PREPARE by_id%');
+SELECT * FROM counted_row('SELECT payload FROM counted AS p WHERE id = $1');
 RESET sfcache.cache;
 
 -- A bypass decided at planning counts once per execution, not per
@@ -56,26 +56,26 @@ RESET sfcache.cache;
 SET plan_cache_mode = force_generic_plan;
 PREPARE locking (int) AS SELECT payload FROM counted WHERE id = $1 FOR SHARE;
 EXECUTE locking(1);
-SELECT * FROM counted_row('PREPARE locking%');
+SELECT * FROM counted_row('SELECT payload FROM counted WHERE id = $1 FOR SHARE');
 EXECUTE locking(2);
 EXECUTE locking(3);
-SELECT * FROM counted_row('PREPARE locking%');
+SELECT * FROM counted_row('SELECT payload FROM counted WHERE id = $1 FOR SHARE');
 RESET plan_cache_mode;
 -- A plain EXPLAIN does not execute: nothing moves; EXPLAIN ANALYZE does.
 EXPLAIN (COSTS OFF) EXECUTE locking(4);
-SELECT * FROM counted_row('PREPARE locking%');
+SELECT * FROM counted_row('SELECT payload FROM counted WHERE id = $1 FOR SHARE');
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, BUFFERS OFF) EXECUTE locking(4);
-SELECT * FROM counted_row('PREPARE locking%');
+SELECT * FROM counted_row('SELECT payload FROM counted WHERE id = $1 FOR SHARE');
 -- The simple protocol: one bypass per statement.
-SELECT payload FROM counted WHERE id = 5 FOR SHARE;
-SELECT * FROM counted_row('%id = 5 FOR SHARE%');
+SELECT payload FROM counted AS c WHERE id = 5 FOR SHARE;
+SELECT * FROM counted_row('%counted AS c WHERE id = $1 FOR SHARE');
 
 -- A statement run by a function is not the client's: not counted (the
 -- global row below has 5 row-lock bypasses: 4 prepared, 1 simple).
 CREATE FUNCTION counted_payload(int) RETURNS text LANGUAGE plpgsql AS
 $$ BEGIN RETURN (SELECT payload FROM counted WHERE id = $1 FOR SHARE); END $$;
 SELECT counted_payload(6);
-SELECT * FROM counted_row('%id = 5 FOR SHARE%');
+SELECT * FROM counted_row('%counted AS c WHERE id = $1 FOR SHARE');
 
 -- The global row agrees: every execution above is one outcome.
 SELECT hits, coalesced, leader_executions, not_admitted, window_hits,

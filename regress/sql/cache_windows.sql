@@ -79,19 +79,19 @@ SELECT count(*) FROM w WHERE v <= 21;
 -- Prepared statements: a parameter used only in a range is windowed; one
 -- also used elsewhere (here the select list) stays in the key.
 SET plan_cache_mode = force_generic_plan;
-PREPARE p1(int) AS SELECT count(*) FROM w WHERE v > $1;
+PREPARE p1(int) AS SELECT count(*) FROM w AS p WHERE v > $1;
 :o EXECUTE p1(20);
 :o EXECUTE p1(21);
 EXECUTE p1(21);
 :o EXECUTE p1(22);
 EXECUTE p1(22);
 :o EXECUTE p1(NULL);
-PREPARE p2(int) AS SELECT $1 AS c, count(*) FROM w WHERE v > $1;
+PREPARE p2(int) AS SELECT $1 AS c, count(*) FROM w AS p WHERE v > $1;
 :o EXECUTE p2(20);
 :o EXECUTE p2(21);
 EXECUTE p2(21);
 -- the same parameter in two ranges: both windows hold
-PREPARE p3(int) AS SELECT count(*) FROM w WHERE v >= $1 AND v <= $1;
+PREPARE p3(int) AS SELECT count(*) FROM w AS p WHERE v >= $1 AND v <= $1;
 :o EXECUTE p3(15);
 :o EXECUTE p3(12);
 EXECUTE p3(12);
@@ -178,7 +178,9 @@ SELECT array_agg(id ORDER BY id) FROM names WHERE name < 'C' COLLATE "en-x-icu";
 SELECT hits >= window_hits AND window_hits > 0 AS counted FROM sfcache.stats;
 SELECT sum(window_hits) = (SELECT window_hits FROM sfcache.stats) AS per_statement
 FROM sfcache.statements;
+-- (the prepared statements' texts are their own, without PREPARE: their
+-- alias tells them from the simple statements, which have $n too)
 SELECT window_hits, query FROM sfcache.statements
-WHERE query LIKE 'PREPARE%' ORDER BY query;
+WHERE query LIKE '%FROM w AS p WHERE%' ORDER BY query;
 
 DROP TABLE w, dash_announcement, dash_course, ev, names;

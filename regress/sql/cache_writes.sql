@@ -175,5 +175,5 @@ SELECT body FROM doc WHERE id = 1 \gset v4_
 SELECT body FROM doc WHERE id = 1 \gset v5_
 SELECT md5(:'v1_body') = md5(:'v2_body') AND md5(:'v1_body') = md5(:'v3_body') AS same_before,
 	md5(:'v4_body') = md5(:'v5_body') AND :'v5_body' = :'v1_body' || 'x' AS updated_after;
-SELECT hits, leader_executions FROM sfcache.statements WHERE query LIKE 'SELECT body FROM doc WHERE id = 1%';
+SELECT hits, leader_executions FROM sfcache.statements WHERE query = 'SELECT body FROM doc WHERE id = $1';
 DROP TABLE doc;

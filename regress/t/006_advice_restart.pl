@@ -14,6 +14,11 @@ use Test::More;
 use AdvisorTest;
 
 my $node = advisor_node('advice_restart');
+# The statements (with their constants, which re-planning needs) are
+# written to the file only with sfcache.literal_texts on; 036 tests the
+# default, which writes none.
+$node->append_conf('postgresql.conf', 'sfcache.literal_texts = on');
+$node->reload;
 load_lms($node);
 run_workload($node, 3);
 # Two leaders whose windows on lms_university.name are points (a LIMIT

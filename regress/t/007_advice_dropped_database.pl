@@ -13,6 +13,10 @@ use Test::More;
 use AdvisorTest;
 
 my $node = advisor_node('advice_dropdb', allows_streaming => 1);
+# Statements are written to the file only with sfcache.literal_texts on
+# (036 tests the default): on, so that the file holds every kind of entry.
+$node->append_conf('postgresql.conf', 'sfcache.literal_texts = on');
+$node->reload;
 my $file = $node->data_dir . '/pg_stat/sfcache_advice.stat';
 my $lms = slurp_file(($ENV{TESTDIR} // ".") . "/regress/data/advice_lms.sql");
 my $workload = join(";\n", map { $AdvisorTest::STATEMENTS{$_} } sort keys %AdvisorTest::STATEMENTS) . ";\n";
