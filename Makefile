@@ -178,19 +178,31 @@ $(ADVISOR): $(ADVISOR_OBJS)
 # automatic dependencies).
 $(OBJS): $(wildcard extension/*/*.h)
 
+# The advisor and its manual page go beside PostgreSQL's own programs and
+# pages ($(bindir), $(mandir): pg_config --bindir, --mandir), where PGXS's
+# TAP tests find it. ADVISOR_BINDIR and ADVISOR_MANDIR put them elsewhere:
+# on Debian, where neither is on PATH nor in man's path, /usr/local/bin and
+# /usr/local/share/man (README: Install); the Debian package, /usr/bin and
+# /usr/share/man (debian/rules). SFCACHE_ADVISOR=no builds and installs the
+# module alone: the package's postgresql-NN-sfcache, one per major, which
+# leave the advisor to the one sfcache-advisor package.
+ADVISOR_BINDIR = $(bindir)
+ADVISOR_MANDIR = $(mandir)
+SFCACHE_ADVISOR = yes
+ifneq ($(SFCACHE_ADVISOR),no)
 all: $(ADVISOR)
-
-# The advisor and its manual page ($(mandir) is pg_config --mandir).
 install: install-advisor
-install-advisor: $(ADVISOR) installdirs
-	$(INSTALL_PROGRAM) $(ADVISOR) '$(DESTDIR)$(bindir)/sfcache-advisor'
-	$(MKDIR_P) '$(DESTDIR)$(mandir)/man1'
-	$(INSTALL_DATA) $(srcdir)/advisor/sfcache-advisor.1 '$(DESTDIR)$(mandir)/man1/sfcache-advisor.1'
-
 uninstall: uninstall-advisor
+endif
+
+install-advisor: $(ADVISOR)
+	$(MKDIR_P) '$(DESTDIR)$(ADVISOR_BINDIR)' '$(DESTDIR)$(ADVISOR_MANDIR)/man1'
+	$(INSTALL_PROGRAM) $(ADVISOR) '$(DESTDIR)$(ADVISOR_BINDIR)/sfcache-advisor'
+	$(INSTALL_DATA) $(srcdir)/advisor/sfcache-advisor.1 '$(DESTDIR)$(ADVISOR_MANDIR)/man1/sfcache-advisor.1'
+
 uninstall-advisor:
-	rm -f '$(DESTDIR)$(bindir)/sfcache-advisor'
-	rm -f '$(DESTDIR)$(mandir)/man1/sfcache-advisor.1'
+	rm -f '$(DESTDIR)$(ADVISOR_BINDIR)/sfcache-advisor'
+	rm -f '$(DESTDIR)$(ADVISOR_MANDIR)/man1/sfcache-advisor.1'
 
 .PHONY: install-advisor uninstall-advisor lint test demo bench
 

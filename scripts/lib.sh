@@ -7,7 +7,8 @@
 SFC_PACKAGES="make gcc postgresql-15 postgresql-server-dev-15 postgresql-contrib
 	libhiredis-dev redis-server prometheus-postgres-exporter libipc-run-perl cppcheck valgrind python3-psycopg dpkg-dev
 	python3-django python3-psycopg2
-	pg-bsd-indent pgbouncer spin"
+	pg-bsd-indent pgbouncer spin
+	debhelper postgresql-server-dev-all man-db"
 # What the demo uses: the build, the server, pg_stat_statements, pgbench.
 SFC_DEMO_PACKAGES="make gcc postgresql-15 postgresql-server-dev-15 postgresql-contrib libhiredis-dev"
 SFC_PG_BINDIR=/usr/lib/postgresql/15/bin
