@@ -65,7 +65,7 @@ bool
 CacheColdPlansAsUsual(Query *parse, bool generic, bool *decided)
 {
 	bool		one_shot = !generic ||
-		(parse == analyzed_query && analyzed_string == debug_query_string);
+	(parse == analyzed_query && analyzed_string == debug_query_string);
 
 	analyzed_query = NULL;
 	analyzed_string = NULL;
