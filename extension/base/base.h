@@ -102,7 +102,8 @@ extern void SfcWarnUnknownSettings(void);
 
 extern bool sfc_literal_texts;
 extern void SfcNormalizeInit(void);
-extern void SfcRememberStatementText(const char *source, Query *query, JumbleState *jstate);
+extern void SfcRememberStatementText(const char *source, Query *query,
+									 const JumbleState *jstate);
 extern char *SfcStatementText(uint64 queryid, const char *source, int location, int length);
 
 #endif							/* SFCACHE_BASE_H */

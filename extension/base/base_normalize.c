@@ -98,7 +98,7 @@ wrapper_length(const char *span)
 	bool		after_as = false;
 
 	scanner = scanner_init(span, &extra, &ScanKeywords, ScanKeywordTokens);
-	extra.escape_string_warning = false;
+	SfcScannerQuiet(extra);
 	tok = core_yylex(&val, &loc, scanner);
 	explain = tok != 0 && word_is(extra.scanbuf + loc, "explain");
 	prepare = tok != 0 && word_is(extra.scanbuf + loc, "prepare");
@@ -177,7 +177,7 @@ constant_lengths(const char *span, LocationLen *locs, int n)
 	int			tok = 1;
 
 	scanner = scanner_init(span, &extra, &ScanKeywords, ScanKeywordTokens);
-	extra.escape_string_warning = false;
+	SfcScannerQuiet(extra);
 	for (int i = 0; i < n && tok != 0; i++)
 	{
 		int			at = locs[i].location;
@@ -205,7 +205,7 @@ constant_lengths(const char *span, LocationLen *locs, int n)
  * after the statement's own highest parameter.
  */
 static char *
-normalized_text(const char *span, int location, JumbleState *jstate)
+normalized_text(const char *span, int location, const JumbleState *jstate)
 {
 	int			len = strlen(span);
 	LocationLen *locs = palloc(sizeof(LocationLen) * Max(jstate->clocations_count, 1));
@@ -284,7 +284,7 @@ reset_remembered(void)
  * constant it cannot be told: false, and no text is kept.
  */
 static bool
-nested_span(const char *source, JumbleState *jstate, int *location, int *length)
+nested_span(const char *source, const JumbleState *jstate, int *location, int *length)
 {
 	core_yy_extra_type extra;
 	core_yyscan_t scanner;
@@ -302,7 +302,7 @@ nested_span(const char *source, JumbleState *jstate, int *location, int *length)
 		if (first < 0 || jstate->clocations[i].location < first)
 			first = jstate->clocations[i].location;
 	scanner = scanner_init(source, &extra, &ScanKeywords, ScanKeywordTokens);
-	extra.escape_string_warning = false;
+	SfcScannerQuiet(extra);
 	while (end < 0 && (tok = core_yylex(&val, &loc, scanner)) != 0)
 	{
 		if (tok == ';' && depth == 0)
@@ -338,7 +338,7 @@ nested_span(const char *source, JumbleState *jstate, int *location, int *length)
  * backend has not seen yet.
  */
 void
-SfcRememberStatementText(const char *source, Query *query, JumbleState *jstate)
+SfcRememberStatementText(const char *source, Query *query, const JumbleState *jstate)
 {
 	RememberedText *r;
 	bool		found;

@@ -429,4 +429,16 @@ extern void SfcExplainOnlyInstrument(PlanState *planstate);
 #define SfcExplainOnlyInstrument(planstate)	((void) (planstate))
 #endif
 
+/*
+ * ---- 19: post_parse_analyze_hook's JumbleState is const; the scanner has
+ * no escape_string_warning (the setting is gone) ----
+ */
+#if PG_VERSION_NUM >= 190000
+#define SFC_HOOK_JUMBLESTATE const JumbleState
+#define SfcScannerQuiet(extra)	((void) (extra))
+#else
+#define SFC_HOOK_JUMBLESTATE JumbleState
+#define SfcScannerQuiet(extra)	((extra).escape_string_warning = false)
+#endif
+
 #endif							/* SFCACHE_COMPAT_H */
