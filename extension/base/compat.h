@@ -434,10 +434,10 @@ extern void SfcExplainOnlyInstrument(PlanState *planstate);
  * no escape_string_warning (the setting is gone) ----
  */
 #if PG_VERSION_NUM >= 190000
-#define SFC_HOOK_JUMBLESTATE const JumbleState
+typedef const JumbleState SfcHookJumbleState;
 #define SfcScannerQuiet(extra)	((void) (extra))
 #else
-#define SFC_HOOK_JUMBLESTATE JumbleState
+typedef JumbleState SfcHookJumbleState;
 #define SfcScannerQuiet(extra)	((extra).escape_string_warning = false)
 #endif
 

@@ -138,7 +138,7 @@ sfc_shmem_startup(void)
  * if it samples it.
  */
 static void
-sfc_post_parse_analyze(ParseState *pstate, Query *query, SFC_HOOK_JUMBLESTATE *jstate)
+sfc_post_parse_analyze(ParseState *pstate, Query *query, SfcHookJumbleState *jstate)
 {
 	if (query->queryId == 0 && SfcQueryIdsOwn() &&
 		((query->commandType != CMD_INSERT && query->commandType != CMD_UPDATE &&

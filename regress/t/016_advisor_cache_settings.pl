@@ -51,10 +51,12 @@ SELECT sfcache.track('tracked', 'user_id');
 });
 
 # Each statement on its own, each write its own transaction; the cache is
-# on in this session, so sfcache.statements counts stores and hits. Half
+# on in this session, so sfcache.statements counts stores and hits (and
+# never cold: a statement never served would otherwise run its own plan
+# after 100 executions, and store only its samples). Half
 # the writes recorded as a minute ago, the other half now: sustained
 # traffic, which alone gets a write rate (sfcache.table_activity).
-my @sql = ("SET sfcache.cache = on;\n", "SET sfcache.cache = on;\n");
+my @sql = ("SET sfcache.cache = on; SET sfcache.cold_after = 0;\n") x 2;
 for my $i (1 .. 30)
 {
 	my $u = 1 + $i % 3;
