@@ -218,7 +218,8 @@ normalized_text(const char *span, int location, const JumbleState *jstate)
 	{
 		LocationLen c = jstate->clocations[i];
 
-		if (c.location < location || c.location >= location + len)
+		if (c.location < location || c.location >= location + len ||
+			SfcLocationIsParam(jstate, c))
 			continue;
 		c.location -= location;
 		locs[n++] = c;

@@ -133,14 +133,20 @@ object_ownercheck(Oid classid, Oid objectid, Oid roleid)
 #endif
 
 /*
- * ---- 18: a list of constants is jumbled as one, squashed ----
- * Its location covers the whole list and its length is already known; up
- * to 17 every constant has its own location.
+ * ---- 18: a list of constants is jumbled as one, squashed; a client's
+ * parameter ($n) has a location too ----
+ * A squashed list's location covers the whole list and its length is
+ * already known; up to 17 every constant has its own location. A $n is
+ * recorded (for lists of them) but is not a constant: the text keeps it,
+ * as pg_stat_statements does when no list is squashed.
  */
 #if PG_VERSION_NUM >= 180000
 #define SfcConstantsSquashed(loc)	((loc).squashed)
+#define SfcLocationIsParam(jstate, loc) \
+	((loc).extern_param && !(jstate)->has_squashed_lists)
 #else
 #define SfcConstantsSquashed(loc)	((void) (loc), false)
+#define SfcLocationIsParam(jstate, loc)	((void) (jstate), (void) (loc), false)
 #endif
 
 /*

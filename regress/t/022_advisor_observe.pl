@@ -58,9 +58,9 @@ is($node->safe_psql('app', q{SELECT sum(observed_hits) || ' ' || sum(observed_wi
 is($ret, 0, 'forecast: exit 0 (valgrind)');
 like($stdout, qr/^-- observe mode \(sfcache\.cache = observe\), counters of the last [\d.]+ hours:\n-- turn it on for these statements: [\d.]+ % of your reads, [\d.]+ s saved per hour\n/m,
 	'forecast: the verdict');
-like($stdout, qr/^--   query id -?\d+: 75\.0 % of 12 calls would have been served \(9 hits, 0 of them by a window, 0 coalesced\), [\d.]+ s saved per hour: SELECT label FROM item WHERE id = \d$/m,
+like($stdout, qr/^--   query id -?\d+: 75\.0 % of 12 calls would have been served \(9 hits, 0 of them by a window, 0 coalesced\), [\d.]+ s saved per hour: SELECT label FROM item WHERE id = \$1$/m,
 	'forecast: the statement by id, 9 of 12 served');
-like($stdout, qr/^--   query id -?\d+: 75\.0 % of 4 calls would have been served \(3 hits, 3 of them by a window, 0 coalesced\), [\d.]+ s saved per hour: SELECT count\(\*\) FROM item WHERE v <= \d+$/m,
+like($stdout, qr/^--   query id -?\d+: 75\.0 % of 4 calls would have been served \(3 hits, 3 of them by a window, 0 coalesced\), [\d.]+ s saved per hour: SELECT count\(\*\) FROM item WHERE v <= \$1$/m,
 	'forecast: the windowed statement, its 3 window hits');
 like($stdout, qr/^-- left out \(served below 50 % of their calls, or fewer than --min-calls times\):\n--   query id -?\d+: 9\.1 % of 11 calls would have been served \(1 hits, 0 of them by a window, 0 coalesced\)/m,
 	'forecast: the statement by label is left out');

@@ -82,10 +82,10 @@ $plan = $node->safe_psql('postgres', 'EXPLAIN (ANALYZE, TIMING OFF) SELECT count
 unlike($plan, qr/Cache \w+ Time/, 'TIMING OFF: no time of the cache either');
 
 # Observe mode: a stored result is not served, the child runs; a plain
-# EXPLAIN says the node observes.
+# EXPLAIN says the node observes (BUFFERS OFF: on by default since 18).
 $node->safe_psql('postgres', 'SELECT title FROM course WHERE id = 4');
 $plan = $node->safe_psql('postgres', 'SET sfcache.cache = observe;
-	EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF) SELECT title FROM course WHERE id = 4');
+	EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF, BUFFERS OFF) SELECT title FROM course WHERE id = 4');
 like($plan, qr/^  Cache: observed hit \(not served\)\n  Cache Mode: observe \(results kept, not served\)\n  Cache TTL: 300 s\n  ->  Index Scan using course_pkey on course  \(cost=[\d.]+\.\.[\d.]+ rows=1 width=10\) \(actual rows=1(?:\.00)? loops=1\)$/m,
 	'observe, a stored key: an observed hit, the child executed');
 $plan = $node->safe_psql('postgres', 'SET sfcache.cache = observe;
