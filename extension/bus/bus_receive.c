@@ -162,46 +162,51 @@ typedef enum Verdict
 	FLUSH_GAP
 } Verdict;
 
-/* Record msg in its peer's entry and say what to do with it. */
+/*
+ * Say what to do with msg, from its peer's entry (*peer: NULL when the
+ * table is full). The entry is updated only once the message is acted on
+ * (heard()), so that sfcache.bus_peers' last_seq is a message applied.
+ */
 static Verdict
-judge(const BusMsg *msg)
+judge(const BusMsg *msg, BusPeer **peer)
 {
-	BusPeer    *peer;
 	bool		is_new;
 	bool		known_name;
 	Verdict		v;
 
 	LWLockAcquire(bus_shared->lock, LW_EXCLUSIVE);
-	peer = find_peer(msg, &is_new, &known_name);
-	if (peer == NULL)
-	{
-		LWLockRelease(bus_shared->lock);
-		return FLUSH_NEW;		/* too many peers: untracked, so always flush */
-	}
-	if (is_new && msg->primary && !known_name && RecoveryInProgress() &&
-		msg->sysid == GetSystemIdentifier())
+	*peer = find_peer(msg, &is_new, &known_name);
+	if (*peer == NULL)
+		v = FLUSH_NEW;			/* too many peers: untracked, so always flush */
+	else if (is_new && msg->primary && !known_name && RecoveryInProgress() &&
+			 msg->sysid == GetSystemIdentifier())
 		v = FLUSH_JOIN;
-	else if (is_new || (msg->primary && !peer->primary))
+	else if (is_new || (msg->primary && !(*peer)->primary))
 		v = msg->primary ? FLUSH_NEW : APPLY;	/* a standby writes nothing */
-	else if (msg->seq < peer->last_seq ||
-			 (msg->seq == peer->last_seq && msg->kind != BUS_MSG_HEARTBEAT))
+	else if (msg->seq < (*peer)->last_seq ||
+			 (msg->seq == (*peer)->last_seq && msg->kind != BUS_MSG_HEARTBEAT))
 		v = SKIP_DUPLICATE;
-	else if (msg->seq > peer->last_seq + (msg->kind == BUS_MSG_HEARTBEAT ? 0 : 1))
+	else if (msg->seq > (*peer)->last_seq + (msg->kind == BUS_MSG_HEARTBEAT ? 0 : 1))
 		v = FLUSH_GAP;
 	else
 		v = APPLY;
-	if (v != SKIP_DUPLICATE)
-	{
-		peer->last_seq = msg->seq;
-		peer->sysid = msg->sysid;
-		peer->primary = msg->primary;
-		peer->watermark = msg->watermark;
-		peer->highest_lsn = msg->highest_lsn;
-		peer->last_heard = GetCurrentTimestamp();
-		peer->alive = true;
-	}
 	LWLockRelease(bus_shared->lock);
 	return v;
+}
+
+/* Record msg, acted on, in its peer's entry. */
+static void
+heard(BusPeer *peer, const BusMsg *msg)
+{
+	LWLockAcquire(bus_shared->lock, LW_EXCLUSIVE);
+	peer->last_seq = msg->seq;
+	peer->sysid = msg->sysid;
+	peer->primary = msg->primary;
+	peer->watermark = msg->watermark;
+	peer->highest_lsn = msg->highest_lsn;
+	peer->last_heard = GetCurrentTimestamp();
+	peer->alive = true;
+	LWLockRelease(bus_shared->lock);
 }
 
 /* Bump what msg invalidates, with its commit's LSN. */
@@ -225,6 +230,7 @@ void
 BusReceive(const BusMsg *msg)
 {
 	bool		same_cluster = msg->sysid == GetSystemIdentifier();
+	BusPeer    *peer;
 
 	if (strcmp(msg->node, bus_shared->node) == 0)
 	{
@@ -232,7 +238,7 @@ BusReceive(const BusMsg *msg)
 		return;
 	}
 	BusCount(BUS_RECEIVED);
-	switch (judge(msg))
+	switch (judge(msg, &peer))
 	{
 		case SKIP_DUPLICATE:
 			BusCount(BUS_DUPLICATES);
@@ -258,5 +264,7 @@ BusReceive(const BusMsg *msg)
 					 timestamptz_to_str(GetCurrentTimestamp()));
 			break;
 	}
+	if (peer != NULL)
+		heard(peer, msg);
 	BusRecomputeHorizon();
 }
