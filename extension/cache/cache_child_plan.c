@@ -46,14 +46,51 @@ typedef struct ChildPlan
 
 static HTAB *child_plans = NULL;
 
+/*
+ * The kept children asked for last, by their node's address: a cold
+ * statement's execution finds its child here without decoding the cache
+ * plan's private list nor hashing (CacheChildPlanKept).
+ */
+#define KEPT_MEMO_SIZE 16
+static ChildPlan kept_memo[KEPT_MEMO_SIZE];
+
+static inline ChildPlan *
+kept_memo_slot(const CustomScan *node)
+{
+	return &kept_memo[((uintptr_t) node / sizeof(CustomScan)) % KEPT_MEMO_SIZE];
+}
+
 /* The plan cache dropped the plan: forget its child. */
 static void
 forget_child(void *arg)
 {
 	const CustomScan *node = arg;
+	ChildPlan  *memo = kept_memo_slot(node);
 
+	if (memo->node == node)
+		memo->node = NULL;
 	if (child_plans != NULL)
 		(void) hash_search(child_plans, &node, HASH_REMOVE, NULL);
+}
+
+/* The child kept with this cache plan node, if it is known to have one. */
+PlannedStmt *
+CacheChildPlanKept(const CustomScan *node)
+{
+	ChildPlan  *memo = kept_memo_slot(node);
+
+	return memo->node == node ? memo->generic : NULL;
+}
+
+/* The child kept with node, remembered for CacheChildPlanKept. */
+static PlannedStmt *
+kept(const CustomScan *node, PlannedStmt *generic)
+{
+	ChildPlan  *memo = kept_memo_slot(node);
+
+	memo->node = node;
+	memo->generic = generic;
+	return generic;
 }
 
 /* Is item in items? (equal() does not compare plan invalidation items.) */
@@ -155,7 +192,7 @@ CacheChildPlan(const CustomScan *node, const CacheScanPrivate *priv,
 	}
 	entry = hash_search(child_plans, &node, HASH_FIND, &found);
 	if (entry != NULL)
-		return entry->generic ? entry->generic : CachePlanSavedQuery(priv, params);
+		return entry->generic ? kept(node, entry->generic) : CachePlanSavedQuery(priv, params);
 
 	entry = hash_search(child_plans, &node, HASH_ENTER, &found);
 	entry->generic = NULL;
@@ -184,6 +221,6 @@ CacheChildPlan(const CustomScan *node, const CacheScanPrivate *priv,
 	}
 	PG_END_TRY();
 	if (entry->generic != NULL)
-		return entry->generic;
+		return kept(node, entry->generic);
 	return custom != NULL ? custom : CachePlanSavedQuery(priv, params);
 }

@@ -664,6 +664,7 @@ extern PlannedStmt *CachePlanSavedQuery(const CacheScanPrivate *priv, ParamListI
 extern PlannedStmt *CacheScanChildOfPlan(PlannedStmt *stmt, ParamListInfo params);
 extern PlannedStmt *CacheChildPlan(const CustomScan *node, const CacheScanPrivate *priv,
 								   const PlannedStmt *outer, ParamListInfo params);
+extern PlannedStmt *CacheChildPlanKept(const CustomScan *node);
 extern QueryDesc *CacheRunSavedQuery(PlannedStmt *stmt, const CacheScanPrivate *priv,
 									 ParamListInfo params, Snapshot snapshot,
 									 DestReceiver *dest, int instrument_options,

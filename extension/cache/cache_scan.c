@@ -157,9 +157,12 @@ CacheScanChildOfPlan(PlannedStmt *stmt, ParamListInfo params)
 {
 	CustomScan *node = (CustomScan *) stmt->planTree;
 	CacheScanPrivate priv;
+	PlannedStmt *child;
 
 	if (node == NULL || !IsA(node, CustomScan) || node->methods != &cache_scan_plan_methods)
 		return NULL;
+	if ((child = CacheChildPlanKept(node)) != NULL)
+		return child;
 	scan_private_from_list(node->custom_private, &priv);
 	return CacheChildPlan(node, &priv, stmt, params);
 }
