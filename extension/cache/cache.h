@@ -19,6 +19,7 @@
 #include "commands/explain.h"
 #include "executor/execdesc.h"
 #include "nodes/parsenodes.h"
+#include "parser/parse_node.h"
 #include "nodes/plannodes.h"
 #include "tcop/dest.h"
 #include "tcop/utility.h"
@@ -61,7 +62,7 @@ extern void CacheGucUtilityDone(Node *stmt);
 
 /* cache_cold.c: statements the cache does not pay for run as planned */
 extern void CacheColdExecutorStart(QueryDesc *queryDesc, int eflags);
-extern void CacheColdNoteAnalyzed(Query *query);
+extern void CacheColdNoteAnalyzed(ParseState *pstate, Query *query);
 
 /* cache_uninstall.c: DROP EXTENSION sfcache leaves nothing */
 extern void CacheUninstallBegin(Node *stmt);

@@ -22,7 +22,16 @@
  * the simple protocol's plan from a generic plan by its arguments (neither
  * has parameter values): the simple protocol plans the very query tree
  * that parse analysis just gave the post_parse_analyze hook, for the very
- * string the client sent, where the plan cache plans a copy.
+ * string the client sent, where the plan cache plans a copy. But when the
+ * plan cache builds a plan again after an invalidation (DDL on a table),
+ * it too plans the tree it has just analysed. That analysis is told apart
+ * by its parameters (the simple protocol has none), by its text (an SQL
+ * EXECUTE's client string is not the prepared statement's), and, for an
+ * extended-protocol Bind of a statement without parameters, by the
+ * unnamed portal Bind creates before it asks for the plan (a Bind to a
+ * named portal without parameters is not told apart: its new plan is
+ * PostgreSQL's, run and counted as without sfcache until the plan cache
+ * drops it).
  *
  * Running the child in place of the cache plan is what a bypass does: the
  * result is PostgreSQL's own, so this is always correct; it only costs
@@ -34,7 +43,9 @@
 #include "postgres.h"
 
 #include "executor/executor.h"
+#include "parser/parse_node.h"
 #include "tcop/tcopprot.h"
+#include "utils/portal.h"
 
 #include "cache/cache_internal.h"
 
@@ -45,14 +56,41 @@
 static const Query *analyzed_query = NULL;
 static const char *analyzed_string = NULL;
 
-/* post_parse_analyze (core_hooks.c): the query a one-shot plan would plan. */
+/*
+ * The query id of a plan the plan cache keeps, planned again under Bind,
+ * whose execution was counted as cold at planning: its next execution
+ * runs cold without being counted again. (The plan cache keeps a copy of
+ * the plan, so it is known by its query id.)
+ */
+static uint64 counted_cold_query = 0;
+
+/*
+ * post_parse_analyze (core_hooks.c): the query a one-shot plan would plan,
+ * unless it has parameters or is not the client's string (the plan cache
+ * analysing a prepared statement again).
+ */
 void
-CacheColdNoteAnalyzed(Query *query)
+CacheColdNoteAnalyzed(ParseState *pstate, Query *query)
 {
 	if (cache_cold_after <= 0 || query->commandType != CMD_SELECT)
 		return;
+	if (pstate->p_paramref_hook != NULL || pstate->p_sourcetext != debug_query_string)
+		query = NULL;
 	analyzed_query = query;
 	analyzed_string = debug_query_string;
+}
+
+/*
+ * Is an extended-protocol Bind asking the plan cache for its plan? Bind
+ * creates its portal first; the simple protocol plans first. Only the
+ * unnamed portal, which drivers bind, is looked at.
+ */
+static bool
+binding_unnamed_portal(void)
+{
+	Portal		portal = GetPortalByName("");
+
+	return portal != NULL && portal->status == PORTAL_NEW;
 }
 
 /*
@@ -70,7 +108,16 @@ CacheColdPlansAsUsual(Query *parse, bool generic, bool *decided)
 	analyzed_query = NULL;
 	analyzed_string = NULL;
 	*decided = cache_cold_after > 0 && one_shot && !CacheExplaining();
-	return *decided && CacheStatsTakeCold(parse->queryId);
+	if (!*decided || !CacheStatsTakeCold(parse->queryId))
+		return false;
+	/* counted; but a plan the plan cache keeps is made as a cache plan */
+	if (generic && binding_unnamed_portal())
+	{
+		*decided = false;
+		counted_cold_query = parse->queryId;
+		return false;
+	}
+	return true;
 }
 
 /*
@@ -105,10 +152,12 @@ CacheColdExecutorStart(QueryDesc *queryDesc, int eflags)
 	if (cache_cold_after <= 0 || stmt->commandType != CMD_SELECT ||
 		stmt->planTree == NULL || !IsA(stmt->planTree, CustomScan) ||
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) || queryDesc->instrument_options != 0 ||
-		CacheExplaining() || !SfcExtensionActive())
+		CacheExplaining() || !SfcExtensionActive() ||
+		((CustomScan *) stmt->planTree)->methods != &cache_scan_plan_methods)
 		return;
-	if (((CustomScan *) stmt->planTree)->methods != &cache_scan_plan_methods ||
-		!CacheStatsTakeCold(stmt->queryId))
+	if (stmt->queryId != 0 && stmt->queryId == counted_cold_query)
+		counted_cold_query = 0;
+	else if (!CacheStatsTakeCold(stmt->queryId))
 		return;
 	/* a copy: the statement's place in the source text is the cache plan's */
 	child = palloc(sizeof(PlannedStmt));

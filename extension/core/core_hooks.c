@@ -148,7 +148,7 @@ sfc_post_parse_analyze(ParseState *pstate, Query *query, SfcHookJumbleState *jst
 	if (prev_post_parse_analyze)
 		prev_post_parse_analyze(pstate, query, jstate);
 	SfcRememberStatementText(pstate->p_sourcetext, query, jstate);
-	CacheColdNoteAnalyzed(query);
+	CacheColdNoteAnalyzed(pstate, query);
 }
 
 /* ---- planning and EXPLAIN ---- */

@@ -100,7 +100,39 @@ SELECT format('EXECUTE cold_by_id(%s)', g) FROM generate_series(501, 520) g \gex
 EXECUTE cold_by_id(7);
 EXECUTE cold_by_id(700);
 SELECT * FROM cold_row('SELECT v FROM cold_item AS p WHERE id = $1');
+
+-- DDL on its table: the plan cache analyses and plans the statement again.
+-- Its new generic plan is a cache plan too (EXPLAIN shows the cache node),
+-- and its executions still run cold and are counted.
+ALTER TABLE cold_item ADD COLUMN w int;
+EXECUTE cold_by_id(8);
+EXECUTE cold_by_id(9);
+EXECUTE cold_by_id(10);
+SELECT * FROM cold_row('SELECT v FROM cold_item AS p WHERE id = $1');
+EXPLAIN (COSTS OFF) EXECUTE cold_by_id(11);
 DEALLOCATE cold_by_id;
+
+-- The same for a statement without parameters, cold because its table
+-- changes before each execution: no result is ever served.
+PREPARE cold_count AS SELECT count(*) FROM cold_item WHERE v LIKE 'v1%';
+\set ECHO none
+\o /dev/null
+SELECT 'UPDATE cold_item SET w = 1 WHERE id = 1', 'EXECUTE cold_count'
+FROM generate_series(1, 22) \gexec
+\o
+\set ECHO all
+SELECT * FROM cold_row('SELECT count(*) FROM cold_item WHERE v LIKE%');
+ALTER TABLE cold_item DROP COLUMN w;
+\set ECHO none
+\o /dev/null
+SELECT 'UPDATE cold_item SET v = v WHERE id = 1', 'EXECUTE cold_count'
+FROM generate_series(1, 3) \gexec
+\o
+\set ECHO all
+SELECT * FROM cold_row('SELECT count(*) FROM cold_item WHERE v LIKE%');
+EXPLAIN (COSTS OFF) EXECUTE cold_count;
+EXECUTE cold_count;
+DEALLOCATE cold_count;
 RESET plan_cache_mode;
 
 SELECT reason, statements > 0 AS counted FROM sfcache.bypass_counts() WHERE reason = 'cold statement';

@@ -11,12 +11,16 @@
 #   it used, or ALTER TABLE, the next misses still run and return the rows;
 # - a cold statement of the simple protocol (cache_cold.c) is planned once
 #   per execution, as PostgreSQL plans it, not as a cache plan and then
-#   its child.
+#   its child;
+# - a cold prepared statement bound with the extended protocol, with a
+#   parameter or without, is still a cache plan after DDL on its table
+#   makes the plan cache plan it again: its executions are counted.
 use strict;
 use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use File::Basename qw(dirname);
 
 my $node = PostgreSQL::Test::Cluster->new('plans');
 $node->init;
@@ -118,6 +122,23 @@ is(join(',', @lines[20 .. 49]), join(',', map { $_ % 7 } 21 .. 50),
 	'simple protocol, cold: the rows');
 is($lines[50], '30|30', 'simple protocol, cold: 30 executions planned once each');
 is($lines[51], '30', 'simple protocol, cold: counted as 30 bypasses');
+
+# Cold prepared statements bound with the extended protocol, then DDL
+my $client = dirname(__FILE__) . '/cold_bind_client.py';
+my ($stdout, $stderr);
+$node->safe_psql('postgres', 'SELECT sfcache.reset(); SELECT sfcache.flush()');
+my $ok = IPC::Run::run [ 'python3', $client, $node->host, $node->port, 'postgres',
+	scalar(getpwuid($<)) ], '>', \$stdout, '2>', \$stderr;
+note $stderr if $stderr;
+ok($ok, 'extended protocol, cold: the client ran to the end');
+@lines = split /\n/, $stdout;
+is(join(',', @lines[0 .. 23]), join(',', map { $_ % 7 } 101 .. 124),
+	'extended protocol, cold: the rows of the statement with a parameter');
+is(join(',', @lines[24 .. 48]), join(',', ('100') x 25),
+	'extended protocol, cold: the rows of the statement without parameters');
+# 20 leaders make the window, then cold: the 21st and the 3 after the DDL
+is($lines[49], '24|4', 'extended protocol, cold, a parameter: counted after DDL');
+is($lines[50], '25|5', 'extended protocol, cold, no parameters: counted after DDL');
 
 $node->stop;
 done_testing();
