@@ -486,6 +486,8 @@ extern void CacheStatsAddTime(CacheTime time, uint64 queryid, uint64 us);
 extern void CacheStatsObserved(CacheStat outcome, bool by_window, uint64 queryid,
 							   uint64 ran_us);
 extern bool CacheStatsTakeCold(uint64 queryid);
+extern void CacheStatsNoteFollow(uint64 queryid, bool served);
+extern bool CacheStatsFollowPays(uint64 queryid);
 extern bool CacheColdPlansAsUsual(Query *parse, bool generic, bool *decided);
 extern void CacheColdNoteDecided(const PlannedStmt *stmt);
 extern void CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us,

@@ -32,7 +32,12 @@
  * inside), and leads the key again once none has; if another such follower
  * already leads it, it runs by itself too. It waits for one leader at most,
  * so concurrent constants in different windows do not run one after
- * another.
+ * another. And it does not wait at all while the statement's followers
+ * lately found themselves outside their leaders' windows more often than
+ * inside (cache_stats.c): its constants spread over more windows than its
+ * herds share, so it leads an entry of its own at once (one such
+ * execution in FOLLOW_SAMPLE_EVERY follows all the same, to notice when
+ * herds come back).
  *
  * In coalesce mode, and for a key not admitted (cache_admit.c), a
  * published entry is transient: the last follower to read it removes it.
@@ -56,6 +61,12 @@
 #include "utils/timestamp.h"
 
 #include "cache/cache_internal.h"
+
+/*
+ * One execution in this many of a windowed statement whose followers lately
+ * landed outside their leaders' windows follows a leader all the same.
+ */
+#define FOLLOW_SAMPLE_EVERY 16
 
 /* The entry this backend leads, if any, for clean-up on error or exit. */
 static CacheEntry *leading = NULL;
@@ -491,17 +502,20 @@ scan_entries(CacheKey key, int nentries, CachedResult *result, CacheWindowProbe 
  * leader's windows did not hold follows one more leader at most, then
  * leads an entry that no follower has yet to read, or runs by itself: so
  * concurrent constants in different windows do not wait for one another
- * in a line.
+ * in a line. While following does not pay for the statement (its followers
+ * mostly land outside), it does not follow, but leads.
  */
 static CacheOutcome
 lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 	   CacheWindowProbe *probe, CacheBypass *why, TimestampTz *waited_since)
 {
+	static uint32 follows_skipped = 0;
 	int			nentries = probe != NULL ? CACHE_WINDOW_ENTRIES : 1;
 	TimestampTz start = 0;
 	bool		waited = false;
 	int			outside = 0;	/* leaders followed whose windows did not hold
 								 * it */
+	int			follow = -1;	/* may it follow? -1: not asked yet */
 
 	for (;;)
 	{
@@ -517,7 +531,10 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 		CHECK_FOR_INTERRUPTS();
 		if (scan.computing != NULL && cache_cache_mode == CACHE_MODE_OBSERVE)
 			return CACHE_OBSERVED_FOLLOWER;
-		if (scan.computing == NULL || outside >= 2)
+		if (scan.computing != NULL && probe != NULL && follow < 0)
+			follow = CacheStatsFollowPays(queryid) ||
+				++follows_skipped % FOLLOW_SAMPLE_EVERY == 0;
+		if (scan.computing == NULL || outside >= 2 || follow == 0)
 		{
 			CacheKey	k;
 
@@ -561,11 +578,14 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 			case FOLLOW_SERVED:
 				*entry_key = scan.computing_key;
 				count_served(CACHE_STAT_COALESCED, queryid, probe, result);
+				if (probe != NULL)
+					CacheStatsNoteFollow(queryid, true);
 				return CACHE_FOLLOWER_HIT;
 			case FOLLOW_RUN_ALONE:
 				return CACHE_RUN_UNCACHED;
 			case FOLLOW_OUTSIDE:
 				outside++;
+				CacheStatsNoteFollow(queryid, false);
 				break;
 			case FOLLOW_RETRY:
 			case FOLLOW_WAITING:

@@ -69,6 +69,9 @@ typedef struct StatementStats
 	uint32		cold_left;		/* executions still to run as planned */
 	uint32		cold_sampled;	/* cold executions taken, for sampling */
 	uint8		cold_streak;	/* cold verdicts in a row, up to 3 */
+	/* windowed statements: followers a leader's windows held, and not */
+	uint16		follows_served;
+	uint16		follows_outside;
 	uint8		hll[HLL_REGISTERS];
 	uint8		nsmall;			/* distinct keys counted exactly, or
 								 * SMALL_KEYS + 1: more, estimated */
@@ -351,6 +354,53 @@ cold_window_note(StatementStats *s, bool served)
 			s->cold_streak = 0;
 		s->cold_seen = s->cold_served = 0;
 	}
+}
+
+/*
+ * A follower of a windowed statement's leader was served by its windows,
+ * or was not (its constants lay in another window): counted per statement,
+ * halved as they grow, so that the recent ones weigh.
+ */
+#define FOLLOWS_HALVED_AT 64
+#define FOLLOWS_OUTSIDE_SLACK 2
+
+static inline void
+note_follow(StatementStats *s, bool served)
+{
+	if (served)
+		s->follows_served++;
+	else
+		s->follows_outside++;
+	if (s->follows_served >= FOLLOWS_HALVED_AT || s->follows_outside >= FOLLOWS_HALVED_AT)
+	{
+		s->follows_served /= 2;
+		s->follows_outside /= 2;
+	}
+}
+
+void
+CacheStatsNoteFollow(uint64 queryid, bool served)
+{
+	if (queryid != 0)
+		WITH_STATEMENT(queryid, s, note_follow(s, served));
+}
+
+/*
+ * Does following a leader of this windowed statement pay? Not when its
+ * followers lately found themselves outside the leader's windows more
+ * often than inside (constants spread over more windows than a herd
+ * shares): waiting for a leader then only delays the execution that runs
+ * anyway (cache_singleflight.c).
+ */
+bool
+CacheStatsFollowPays(uint64 queryid)
+{
+	bool		pays = true;
+
+	if (queryid != 0)
+		WITH_STATEMENT(queryid, s,
+					   pays = s->follows_outside <= s->follows_served + FOLLOWS_OUTSIDE_SLACK);
+	return pays;
 }
 
 /*
