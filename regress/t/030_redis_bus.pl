@@ -115,6 +115,32 @@ for my $i (1 .. 40)
 is($stale, 0, 'no read on the standby returned the result from before a replayed write');
 cmp_ok(cstat($standby, 'hits'), '>', $hits + 40, 'and the standby served hits between writes');
 
+# ---- one commit that wrote two relations: the message invalidates both
+# (it carried only the first, and a zero, when it took a List's cells for
+# an array of OIDs)
+wait_caching('before a commit of two relations');
+$standby->safe_psql('postgres', $_) for ($q_course, $q_course, $q_lesson, $q_lesson);
+$primary->safe_psql('postgres', q{
+	BEGIN;
+	UPDATE course SET title = 'both' WHERE id = 1;
+	UPDATE lesson SET title = 'both' WHERE id = 1;
+	COMMIT;
+});
+my $both_lsn = $primary->lsn('insert');
+is(read_after($both_lsn, $q_course), 'both', 'a commit of two relations: the first changed');
+is(read_after($both_lsn, $q_lesson), 'both', 'a commit of two relations: the second changed');
+wait_caching('before a commit of two relations, the other way round');
+$standby->safe_psql('postgres', $_) for ($q_course, $q_course, $q_lesson, $q_lesson);
+$primary->safe_psql('postgres', q{
+	BEGIN;
+	UPDATE lesson SET title = 'l0' WHERE id = 1;
+	UPDATE course SET title = 'v40' WHERE id = 1;
+	COMMIT;
+});
+$both_lsn = $primary->lsn('insert');
+is(read_after($both_lsn, $q_lesson) . ' ' . read_after($both_lsn, $q_course), 'l0 v40',
+	'a commit of two relations, written the other way round: both changed');
+
 # ---- exact: a write to course leaves the standby's lesson results alone
 wait_caching('before the exactness check');
 $standby->safe_psql('postgres', $q_lesson) for 1 .. 2;

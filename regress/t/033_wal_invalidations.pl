@@ -87,6 +87,28 @@ for my $i (1 .. 30)
 is($stale, 0, 'no read on the standby returned the result from before a replayed write');
 ok(hits_on_standby($q_course), 'and it hits between writes');
 
+# ---- one commit that wrote two relations: both are invalidated (the
+# record carried only the first, and a zero, when it took a List's cells
+# for an array of OIDs)
+$standby->safe_psql('postgres', $_) for ($q_course, $q_course, $q_lesson, $q_lesson);
+$primary->safe_psql('postgres', q{
+	BEGIN;
+	UPDATE course SET title = 'both' WHERE id = 1;
+	UPDATE lesson SET title = 'both' WHERE id = 1;
+	COMMIT;
+});
+is(read_replayed($q_course), 'both', 'a commit of two relations: the first changed on the standby');
+is(read_replayed($q_lesson), 'both', 'a commit of two relations: the second changed on the standby');
+$standby->safe_psql('postgres', $_) for ($q_course, $q_course, $q_lesson, $q_lesson);
+$primary->safe_psql('postgres', q{
+	BEGIN;
+	UPDATE lesson SET title = 'l1' WHERE id = 1;
+	UPDATE course SET title = 'v30' WHERE id = 1;
+	COMMIT;
+});
+is(read_replayed($q_lesson) . ' ' . read_replayed($q_course), 'l1 v30',
+	'a commit of two relations, written the other way round: both changed on the standby');
+
 # ---- exact: a write to course leaves lesson; per value on enrollment
 $standby->safe_psql('postgres', $q_lesson) for 1 .. 2;
 $primary->safe_psql('postgres', "UPDATE course SET title = 'exact' WHERE id = 1");
