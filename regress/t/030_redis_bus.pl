@@ -118,26 +118,22 @@ cmp_ok(cstat($standby, 'hits'), '>', $hits + 40, 'and the standby served hits be
 # ---- one commit that wrote two relations: the message invalidates both
 # (it carried only the first, and a zero, when it took a List's cells for
 # an array of OIDs)
-wait_caching('before a commit of two relations');
-$standby->safe_psql('postgres', $_) for ($q_course, $q_course, $q_lesson, $q_lesson);
-$primary->safe_psql('postgres', q{
-	BEGIN;
-	UPDATE course SET title = 'both' WHERE id = 1;
-	UPDATE lesson SET title = 'both' WHERE id = 1;
-	COMMIT;
-});
-my $both_lsn = $primary->lsn('insert');
-is(read_after($both_lsn, $q_course), 'both', 'a commit of two relations: the first changed');
-is(read_after($both_lsn, $q_lesson), 'both', 'a commit of two relations: the second changed');
-wait_caching('before a commit of two relations, the other way round');
-$standby->safe_psql('postgres', $_) for ($q_course, $q_course, $q_lesson, $q_lesson);
-$primary->safe_psql('postgres', q{
-	BEGIN;
-	UPDATE lesson SET title = 'l0' WHERE id = 1;
-	UPDATE course SET title = 'v40' WHERE id = 1;
-	COMMIT;
-});
-$both_lsn = $primary->lsn('insert');
+
+# Cache both on the standby, then set their titles in one commit on the
+# primary, in the order given: ([table, title], ...); returns its LSN.
+sub commit_both
+{
+	wait_caching('before a commit of two relations');
+	$standby->safe_psql('postgres', $_) for ($q_course, $q_course, $q_lesson, $q_lesson);
+	$primary->safe_psql('postgres',
+		join("\n", 'BEGIN;', (map { "UPDATE $_->[0] SET title = '$_->[1]' WHERE id = 1;" } @_),
+			'COMMIT;'));
+	return $primary->lsn('insert');
+}
+my $both_lsn = commit_both([ 'course', 'both' ], [ 'lesson', 'both' ]);
+is(read_after($both_lsn, $q_course) . ' ' . read_after($both_lsn, $q_lesson), 'both both',
+	'a commit of two relations: both changed');
+$both_lsn = commit_both([ 'lesson', 'l0' ], [ 'course', 'v40' ]);
 is(read_after($both_lsn, $q_lesson) . ' ' . read_after($both_lsn, $q_course), 'l0 v40',
 	'a commit of two relations, written the other way round: both changed');
 

@@ -90,22 +90,20 @@ ok(hits_on_standby($q_course), 'and it hits between writes');
 # ---- one commit that wrote two relations: both are invalidated (the
 # record carried only the first, and a zero, when it took a List's cells
 # for an array of OIDs)
-$standby->safe_psql('postgres', $_) for ($q_course, $q_course, $q_lesson, $q_lesson);
-$primary->safe_psql('postgres', q{
-	BEGIN;
-	UPDATE course SET title = 'both' WHERE id = 1;
-	UPDATE lesson SET title = 'both' WHERE id = 1;
-	COMMIT;
-});
-is(read_replayed($q_course), 'both', 'a commit of two relations: the first changed on the standby');
-is(read_replayed($q_lesson), 'both', 'a commit of two relations: the second changed on the standby');
-$standby->safe_psql('postgres', $_) for ($q_course, $q_course, $q_lesson, $q_lesson);
-$primary->safe_psql('postgres', q{
-	BEGIN;
-	UPDATE lesson SET title = 'l1' WHERE id = 1;
-	UPDATE course SET title = 'v30' WHERE id = 1;
-	COMMIT;
-});
+
+# Cache both on the standby, then set their titles in one commit on the
+# primary, in the order given: ([table, title], ...)
+sub commit_both
+{
+	$standby->safe_psql('postgres', $_) for ($q_course, $q_course, $q_lesson, $q_lesson);
+	$primary->safe_psql('postgres',
+		join("\n", 'BEGIN;', (map { "UPDATE $_->[0] SET title = '$_->[1]' WHERE id = 1;" } @_),
+			'COMMIT;'));
+}
+commit_both([ 'course', 'both' ], [ 'lesson', 'both' ]);
+is(read_replayed($q_course) . ' ' . read_replayed($q_lesson), 'both both',
+	'a commit of two relations: both changed on the standby');
+commit_both([ 'lesson', 'l1' ], [ 'course', 'v30' ]);
 is(read_replayed($q_lesson) . ' ' . read_replayed($q_course), 'l1 v30',
 	'a commit of two relations, written the other way round: both changed on the standby');
 
