@@ -310,6 +310,7 @@ extern bool CacheCountersUnchangedSince(const uint32 *counters, int ncounters,
 /* ---- invalidations in the WAL (cache_inval_wal.c, cache_inval_wal_standby.c) ---- */
 
 extern void CacheWalInit(void);
+extern Oid *CacheOidArray(List *oids);
 extern void CacheWalLogInvalidations(bool everything, List *relids, List *row_relids,
 									 int ntags, const CacheTag *tags);
 extern const SfcShmemPart CacheWalStandbyShmemPart;

@@ -100,6 +100,23 @@ bump_after_commit(bool committed)
 	CacheCountersAfterCommit(CacheWrittenCounters(), CacheWroteGlobal());
 }
 
+/*
+ * The OIDs of a list as an array (palloc'd in the current context). A
+ * List's cells are a union as wide as a pointer: &linitial_oid(list) is not
+ * an array of Oid (its second "element" is the first cell's upper half).
+ */
+Oid *
+CacheOidArray(List *oids)
+{
+	Oid		   *a = palloc(Max(list_length(oids), 1) * sizeof(Oid));
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, oids)
+		a[i++] = lfirst_oid(lc);
+	return a;
+}
+
 /* Tell the registered callbacks which relations a commit invalidated. */
 static void
 report_invalidations(void)
@@ -179,9 +196,9 @@ announce_commit(CacheCommitPhase phase)
 		commit_invalidations(&whole, &by_rows, &info.tags, &info.ntags);
 		info.everything = CacheWroteGlobal();
 		info.nrelids = list_length(whole);
-		info.relids = whole ? &linitial_oid(whole) : NULL;
+		info.relids = whole ? CacheOidArray(whole) : NULL;
 		info.nrow_relids = list_length(by_rows);
-		info.row_relids = by_rows ? &linitial_oid(by_rows) : NULL;
+		info.row_relids = by_rows ? CacheOidArray(by_rows) : NULL;
 	}
 	info.dbid = MyDatabaseId;
 	for (int i = 0; i < n_commit_callbacks; i++)

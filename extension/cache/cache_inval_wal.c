@@ -96,14 +96,18 @@ CacheWalLogInvalidations(bool everything, List *relids, List *row_relids,
 
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, SizeOfSfcacheInvalidate);
+	/*
+	 * A List's cells are wider than an Oid (a union with a pointer): copy the
+	 * OIDs into arrays, never register &linitial_oid(list) as one.
+	 */
 	if (xlrec.nrelids > 0)
 	{
-		whole = &linitial_oid(relids);
+		whole = CacheOidArray(relids);
 		XLogRegisterData((char *) whole, xlrec.nrelids * sizeof(Oid));
 	}
 	if (xlrec.nrow_relids > 0)
 	{
-		rows = &linitial_oid(row_relids);
+		rows = CacheOidArray(row_relids);
 		XLogRegisterData((char *) rows, xlrec.nrow_relids * sizeof(Oid));
 	}
 	if (xlrec.ntags > 0)
