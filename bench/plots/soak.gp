@@ -1,7 +1,8 @@
 # bench/plots/soak.gp: one node of a bench/soak run over time: hit ratio,
 # reads/s (each a checked read of 1-10 versioned rows), p50/p99 latency,
-# cache memory and entries, with the faults marked (grey impulses).
-# Input: nodes-<node>.csv and faults.dat of bench/soak;
+# cache memory and entries, with the faults marked (grey lines, named on
+# the first panel).
+# Input: nodes-<node>.csv and faults.gp of bench/soak;
 # gnuplot -e "in='...'; faults='...'; out='...'; node='...'" soak.gp
 set terminal pngcairo size 1100,900 font "DejaVu Sans,10"
 set output out
@@ -11,23 +12,20 @@ set grid ytics
 set key top left horizontal
 set xrange [0:*]
 set lmargin 10
-set style line 9 lc rgb "#bbbbbb" lw 1
-fault_y(ymax) = ymax
+# faults: a gnuplot file of "set arrow" (and labels) bench/soak writes
+load faults
 set ylabel "hit %"
 set yrange [0:105]
-plot faults using 1:(105) with impulses ls 9 notitle, \
-     faults using 1:(100):2 with labels rotate by 90 right font ",7" tc rgb "#777777" notitle, \
-     in using 1:5 with lines lw 1.5 lc rgb "#2a9d8f" title "hit ratio (1 s, sfcache.stats)"
+plot in using 1:5 with lines lw 1.5 lc rgb "#2a9d8f" title "hit ratio (1 s, sfcache.stats)"
 set ylabel "reads/s"
 set yrange [0:*]
-plot faults using 1:(1e9) with impulses ls 9 notitle, \
-     in using 1:2 with lines lc rgb "#457b9d" title "checked reads/s", \
+unset label
+plot in using 1:2 with lines lc rgb "#457b9d" title "checked reads/s", \
      in using 1:($10 > 0 ? $10 : 1/0) with points pt 7 lc rgb "#e63946" title "stale reads"
 set ylabel "ms"
 set logscale y
 set yrange [0.1:*]
-plot faults using 1:(1e6) with impulses ls 9 notitle, \
-     in using 1:6 with lines lc rgb "#2a9d8f" title "p50", \
+plot in using 1:6 with lines lc rgb "#2a9d8f" title "p50", \
      in using 1:7 with lines lc rgb "#e76f51" title "p99"
 unset logscale y
 set yrange [0:*]
@@ -35,7 +33,6 @@ set ylabel "MB"
 set y2label "entries"
 set y2tics
 set xlabel "seconds"
-plot faults using 1:(1e9) with impulses ls 9 notitle, \
-     in using 1:($9 / 1048576) with lines lc rgb "#6a4c93" title "bytes used (MB)", \
+plot in using 1:($9 / 1048576) with lines lc rgb "#6a4c93" title "bytes used (MB)", \
      in using 1:8 axes x1y2 with lines lc rgb "#f4a261" title "entries"
 unset multiplot
