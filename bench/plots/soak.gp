@@ -4,7 +4,7 @@
 # the first panel).
 # Input: nodes-<node>.csv and faults.gp of bench/soak;
 # gnuplot -e "in='...'; faults='...'; out='...'; node='...'" soak.gp
-set terminal pngcairo size 1100,900 font "DejaVu Sans,10"
+set terminal pngcairo size 1100,900 font "DejaVu Sans,10" noenhanced
 set output out
 set datafile separator ","
 set multiplot layout 4,1 title "bench/soak: ".node." (faults marked)"
