@@ -68,8 +68,8 @@ while (<$fh>)
 	$faults{ $f[2] } = $f[4];
 }
 for my $f (qw(cancel_storm leader_timeout leader_terminated key_flood redis_sigstop
-	redis_kill_restart standby_wal_restart standby_bus_restart leader_kill9
-	primary_immediate_restart))
+	redis_kill_restart standby_wal_restart standby_bus_restart bus_worker_kill9
+	leader_kill9 follower_kill9 writer_kill9_in_commit primary_immediate_restart leader_error))
 {
 	is($faults{$f}, 'True', "fault $f ran and passed its checks");
 }
