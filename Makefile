@@ -128,6 +128,13 @@ EXTRA_CLEAN = tmp_check tmp_check_iso tmp_core results output_iso log regression
 	$(ADVISOR) $(ADVISOR_OBJS)
 
 PG_CPPFLAGS = -DSFCACHE_VERSION=\"$(EXTVERSION)\" -Iextension
+# bench/soak's planted bugs (issue 33), off unless named: make SFCACHE_PLANT=STANDBY_STALE
+# (a standby skips the bumps of one WAL invalidation record in 20) or
+# SFCACHE_PLANT=FOLLOWER_NOT_WOKEN (a leader that exits does not hand its key
+# over: its followers sleep until sfcache.wait_timeout). Never in a release.
+ifneq ($(SFCACHE_PLANT),)
+PG_CPPFLAGS += -DSFCACHE_PLANT_$(SFCACHE_PLANT)
+endif
 # -fvisibility=hidden: only what PostgreSQL looks up is exported (see
 # extension/base/base.h and scripts/check-exports).
 PG_CFLAGS = -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \

@@ -713,6 +713,10 @@ CacheSingleflightAbandon(CacheKey key, CacheAbandon how, CacheBypass why)
 static void
 abandon_on_exit(int code, Datum arg)
 {
+#ifdef SFCACHE_PLANT_FOLLOWER_NOT_WOKEN
+	/* planted bug (bench/soak, issue 33): the key is not handed over */
+	return;
+#endif
 	if (leading != NULL)
 		CacheSingleflightAbandon(leading_key, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
 }
