@@ -100,23 +100,6 @@ bump_after_commit(bool committed)
 	CacheCountersAfterCommit(CacheWrittenCounters(), CacheWroteGlobal());
 }
 
-/*
- * The OIDs of a list as an array (palloc'd in the current context). A
- * List's cells are a union as wide as a pointer: &linitial_oid(list) is not
- * an array of Oid (its second "element" is the first cell's upper half).
- */
-Oid *
-CacheOidArray(List *oids)
-{
-	Oid		   *a = palloc(Max(list_length(oids), 1) * sizeof(Oid));
-	int			i = 0;
-	ListCell   *lc;
-
-	foreach(lc, oids)
-		a[i++] = lfirst_oid(lc);
-	return a;
-}
-
 /* Tell the registered callbacks which relations a commit invalidated. */
 static void
 report_invalidations(void)

@@ -63,6 +63,23 @@ typedef struct xl_sfcache_invalidate
 #define SizeOfSfcacheInvalidate (offsetof(xl_sfcache_invalidate, ntags) + sizeof(uint16))
 
 /*
+ * The OIDs of a list as an array (palloc'd in the current context). A
+ * List's cells are a union as wide as a pointer: &linitial_oid(list) is not
+ * an array of Oid (its second "element" is the first cell's upper half).
+ */
+Oid *
+CacheOidArray(List *oids)
+{
+	Oid		   *a = palloc(Max(list_length(oids), 1) * sizeof(Oid));
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, oids)
+		a[i++] = lfirst_oid(lc);
+	return a;
+}
+
+/*
  * Before the commit record (PRE_COMMIT or PRE_PREPARE, or COMMIT PREPARED
  * with everything), after the counters' first bump: what the commit
  * invalidates, for the standbys to bump when they replay it. Only on a
@@ -96,6 +113,7 @@ CacheWalLogInvalidations(bool everything, List *relids, List *row_relids,
 
 	XLogBeginInsert();
 	XLogRegisterData((char *) &xlrec, SizeOfSfcacheInvalidate);
+
 	/*
 	 * A List's cells are wider than an Oid (a union with a pointer): copy the
 	 * OIDs into arrays, never register &linitial_oid(list) as one.
