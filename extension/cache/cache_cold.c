@@ -2,11 +2,12 @@
  *
  * cache_cold.c
  *		Statements the cache does not pay for run as PostgreSQL plans them
- *		(sfcache.cold_after, 0 by default: never). A statement whose last
- *		sfcache.cold_after executions through the cache were served less
- *		than once in a hundred (its keys do not repeat: a lookup, a miss, a
- *		second executor and admission's bookkeeping each time, for nothing)
- *		is cold: its next executions, fifteen times as many, start the plan
+ *		(sfcache.cold_after, 100 by default; 0: never). A statement whose
+ *		last sfcache.cold_after executions through the cache were served
+ *		less than once in a hundred (its keys do not repeat: a lookup, a
+ *		miss, a second executor and admission's bookkeeping each time, for
+ *		nothing), or spent more time in the cache than the runs its hits
+ *		saved (cache_stats.c), is cold: its next executions, fifteen times as many, start the plan
  *		a miss would run (the child of its cache plan) in place of the cache
  *		plan, then it goes through the cache again for one window to see
  *		whether that changed. The windows are counted per statement in

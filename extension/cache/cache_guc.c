@@ -49,6 +49,7 @@ bool		cache_admission = true;
 int			cache_admission_window = 0;
 int			cache_admission_period_s = 60;
 int			cache_test_admission_clock_s = -1;
+int			cache_test_added_cache_time_ms = 0;
 int			cache_test_hold_leader_lock = 0;
 int			cache_test_hold_commit_lock = 0;
 int			cache_test_hold_follower_lock = 0;
@@ -181,28 +182,39 @@ check_immutable_functions(char **newval, void **extra, GucSource source)
 
 static bool cache_enable_test_holds = false;
 
-/* A test hold other than 0 only on a server started for sfcache's tests. */
+/*
+ * The test settings take a value other than their default only on a server
+ * started for sfcache's tests.
+ */
 static bool
-check_test_hold(int *newval, void **extra, GucSource source)
+test_setting_allowed(bool is_default, const char *what, const char *needs)
 {
-	if (*newval == 0 || cache_enable_test_holds)
+	if (is_default || cache_enable_test_holds)
 		return true;
 	GUC_check_errcode(ERRCODE_FEATURE_NOT_SUPPORTED);
-	GUC_check_errmsg("the sfcache.test_hold_* settings are for sfcache's own tests");
-	GUC_check_errhint("They need sfcache.enable_test_holds = on at server start, as regress/sfcache.conf sets it.");
+	GUC_check_errmsg("%s for sfcache's own tests", what);
+	GUC_check_errhint("%s sfcache.enable_test_holds = on at server start, as regress/sfcache.conf sets it.", needs);
 	return false;
 }
 
-/* The admission test clock, likewise: -1 (the real clock) anywhere. */
+static bool
+check_test_hold(int *newval, void **extra, GucSource source)
+{
+	return test_setting_allowed(*newval == 0, "the sfcache.test_hold_* settings are",
+								"They need");
+}
+
+/* The admission test clock: -1 (the real clock) anywhere. */
 static bool
 check_test_clock(int *newval, void **extra, GucSource source)
 {
-	if (*newval == -1 || cache_enable_test_holds)
-		return true;
-	GUC_check_errcode(ERRCODE_FEATURE_NOT_SUPPORTED);
-	GUC_check_errmsg("sfcache.test_admission_clock is for sfcache's own tests");
-	GUC_check_errhint("It needs sfcache.enable_test_holds = on at server start, as regress/sfcache.conf sets it.");
-	return false;
+	return test_setting_allowed(*newval == -1, "sfcache.test_admission_clock is", "It needs");
+}
+
+static bool
+check_test_cache_time(int *newval, void **extra, GucSource source)
+{
+	return test_setting_allowed(*newval == 0, "sfcache.test_added_cache_time is", "It needs");
 }
 
 /*
@@ -289,7 +301,7 @@ CacheGucInit(void)
 							PGC_USERSET, GUC_UNIT_MS, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.cold_after",
-							"Executions through the cache after which a statement served less than once in a hundred runs as PostgreSQL plans it.",
+							"Executions through the cache after which a statement served less than once in a hundred, or costing more time in the cache than its hits saved, runs as PostgreSQL plans it.",
 							"It then runs so for 15 times as many executions (doubled for each such verdict in a row, up to 8 times), one in 64 of them still through the cache, and goes through the cache again to look. 0: never.",
 							&cache_cold_after, 100, 0, 1000000,
 							PGC_SUSET, 0, NULL, NULL, NULL);
@@ -317,6 +329,13 @@ CacheGucInit(void)
 							NULL,
 							&cache_test_admission_clock_s, -1, -1, INT_MAX,
 							PGC_SUSET, CACHE_TEST_GUC_FLAGS, check_test_clock, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.test_added_cache_time",
+							"For tests: time added to each execution's time in the cache, as sfcache.cold_after weighs it.",
+							NULL,
+							&cache_test_added_cache_time_ms, 0, 0, INT_MAX,
+							PGC_SUSET, CACHE_TEST_GUC_FLAGS | GUC_UNIT_MS,
+							check_test_cache_time, NULL, NULL);
 
 	DefineCustomStringVariable("sfcache.immutable_functions",
 							   "Functions treated as immutable by the cache, as name or schema.name.",

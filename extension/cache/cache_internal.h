@@ -65,6 +65,7 @@ extern int	cache_test_admission_clock_s;
 extern int	cache_test_hold_leader_lock;
 extern int	cache_test_hold_commit_lock;
 extern int	cache_test_hold_follower_lock;
+extern int	cache_test_added_cache_time_ms;
 
 extern void CacheGucInit(void);
 
@@ -389,6 +390,7 @@ typedef struct CachedResult
 	uint64		exec_us;		/* the leader's execution of these rows */
 	uint64		waited_us;		/* set by CacheSingleflightBegin: time spent
 								 * waiting for leaders */
+	instr_time	started;		/* when the execution began its lookup */
 } CachedResult;
 
 /* entries per blanked key of a statement with validity windows */
@@ -482,7 +484,7 @@ typedef enum CacheTime
 extern const SfcShmemPart CacheStatsShmemPart;
 extern void CacheStatsCount(CacheStat counter, uint64 queryid);
 extern void CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid,
-							 uint64 saved_us);
+							 uint64 saved_us, uint64 cost_us);
 extern void CacheStatsAddTime(CacheTime time, uint64 queryid, uint64 us);
 extern void CacheStatsObserved(CacheStat outcome, bool by_window, uint64 queryid,
 							   uint64 ran_us);
@@ -492,7 +494,7 @@ extern bool CacheStatsFollowPays(uint64 queryid);
 extern bool CacheColdPlansAsUsual(Query *parse, bool generic, bool *decided);
 extern void CacheColdNoteDecided(const PlannedStmt *stmt);
 extern void CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us,
-							 uint64 window_us);
+							 uint64 window_us, uint64 cost_us);
 extern void CacheStatsBypass(CacheBypass why, uint64 queryid);
 extern void CacheStatsStored(uint64 queryid, Size bytes);
 extern void CacheStatsRegisterStatement(uint64 queryid, const char *source, int location,

@@ -67,6 +67,7 @@ typedef struct CacheScanState
 								 * saved by a hit or a follower */
 	uint64		window_us;		/* a leader's windows, after its run */
 	uint64		waited_us;		/* waiting for leaders */
+	instr_time	started;		/* its lookup began */
 	/* validity windows (cache_window.c) */
 	CacheWindowProbe *probe;	/* this execution's windowed constants */
 	StringInfoData windows;		/* the windows it was served or stored with */
@@ -274,6 +275,18 @@ us_since(instr_time *start)
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, *start);
 	return (uint64) INSTR_TIME_GET_MICROSEC(now);
+}
+
+/*
+ * What a leader spent in the cache besides its own run: its key, lookup,
+ * waits, windows and store (sfcache.cold_after weighs it, cache_stats.c).
+ */
+static uint64
+time_in_cache(CacheScanState *state)
+{
+	uint64		total = us_since(&state->started);
+
+	return total > state->exec_us ? total - state->exec_us : 0;
 }
 
 /* Run the saved query without the cache, with the statement's own snapshot. */
@@ -488,7 +501,7 @@ run_as_leader(CacheScanState *state, CacheKey key, CacheKey entry_key)
 	publish_leader_result(state, entry_key, rr, &gens, &shared, tupdesc, ttl_s, keep);
 	CacheSharedFinish(&shared, false, NULL, tupdesc, 0);
 	CacheStatsLeader(state->bypass, state->priv.query->queryId, state->exec_us,
-					 state->window_us);
+					 state->window_us, time_in_cache(state));
 	state->rows = rr->buf.data;
 	state->rows_len = rr->buf.len;
 	if ((state->send_datarows || state->may_run_again) && rr->spill == NULL &&
@@ -512,6 +525,7 @@ resolve(CacheScanState *state)
 	Bitmapset  *windowed_params;
 
 	state->resolved = true;
+	INSTR_TIME_SET_CURRENT(state->started);
 	if (!SfcExtensionActive())
 	{
 		/* dropped since this plan was made: as if there were no sfcache */
@@ -540,6 +554,7 @@ resolve(CacheScanState *state)
 		state->probe->keep_copy = state->css.ss.ps.state->es_instrument != 0;
 	}
 	key = CacheKeyWithParams(state->priv.key, params, windowed_params);
+	result.started = state->started;
 	result.want_datarows = state->send_datarows;
 	result.want_both = state->may_run_again;
 	state->outcome = CacheSingleflightBegin(key, &entry_key, queryid, &result, state->probe,

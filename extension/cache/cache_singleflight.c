@@ -406,13 +406,20 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 
 /*
  * An execution served a result (outcome: a hit or a coalesced follower),
- * and a window hit when served for constants the leader had not.
+ * and a window hit when served for constants the leader had not; with the
+ * time since it began its lookup (what sfcache.cold_after weighs against
+ * the leader's run it saved).
  */
 static void
 count_served(CacheStat outcome, uint64 queryid, const CacheWindowProbe *probe,
 			 const CachedResult *result)
 {
-	CacheStatsServed(outcome, probe != NULL && probe->by_window, queryid, result->exec_us);
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, result->started);
+	CacheStatsServed(outcome, probe != NULL && probe->by_window, queryid, result->exec_us,
+					 (uint64) INSTR_TIME_GET_MICROSEC(now));
 }
 
 /*

@@ -69,6 +69,13 @@ typedef struct StatementStats
 	uint32		cold_left;		/* executions still to run as planned */
 	uint32		cold_sampled;	/* cold executions taken, for sampling */
 	uint8		cold_streak;	/* cold verdicts in a row, up to 3 */
+	bool		cold_by_cost;	/* the cold run's verdict was by cost */
+	uint8		cold_samples_served;	/* its samples served in a row */
+	uint64		cold_exec_us;	/* the window's leaders' own runs */
+	uint32		cold_exec_mean_us;	/* their mean, of the last window that
+									 * had leaders */
+	uint64		cold_cost_us;	/* the window's time in the cache: lookups,
+								 * waits, leaders' keys, windows and stores */
 	/* windowed statements: followers a leader's windows held, and not */
 	uint16		follows_served;
 	uint16		follows_outside;
@@ -301,19 +308,27 @@ CacheStatsCount(CacheStat counter, uint64 queryid)
 
 /*
  * sfcache.cold_after (cache_cold.c), under the statement's spinlock. A full
- * window of executions through the cache served less than once in a
- * hundred makes the statement cold for COLD_RUNS_PER_WINDOW times the
- * window, doubled for each cold verdict in a row up to COLD_MAX_DOUBLINGS
- * times (a statement whose keys never repeat pays a window through the
- * cache in 121 rather than in 16). One cold execution in COLD_SAMPLE_EVERY
- * still goes through the cache, and a served one ends the cold run: a herd
- * of identical executions of a statement that was cold is coalesced after
- * a few samples (the first stores, past admission, the next is a hit), not
+ * window of executions through the cache is cold when it was served less
+ * than once in a hundred, or when the cache cost it more time than it
+ * saved: its hits saved a leader's run each (the window's leaders' mean),
+ * and every execution through the cache spent time a cold one does not
+ * (a hit its key and lookup, a follower its wait, a leader its key,
+ * lookup, windows and store). A cold window makes the statement cold for
+ * COLD_RUNS_PER_WINDOW times the window, doubled for each cold verdict in
+ * a row up to COLD_MAX_DOUBLINGS times (a statement whose keys never
+ * repeat pays a window through the cache in 121 rather than in 16). One
+ * cold execution in COLD_SAMPLE_EVERY still goes through the cache: a
+ * served one ends a cold run that was served too rarely, and
+ * COLD_COST_SAMPLES_SERVED served in a row end one that was too costly
+ * (its samples are served now and then by design): a herd of identical
+ * executions of a statement that was cold is coalesced after a few
+ * samples (the first stores, past admission, the next is a hit), not
  * after the cold run.
  */
 #define COLD_RUNS_PER_WINDOW 15
 #define COLD_MAX_DOUBLINGS 3
 #define COLD_SAMPLE_EVERY 64
+#define COLD_COST_SAMPLES_SERVED 3
 
 static inline void
 take_cold(StatementStats *s, bool *cold)
@@ -328,31 +343,70 @@ take_cold(StatementStats *s, bool *cold)
 	*cold = true;
 }
 
-/* An execution through the cache, served or not. */
-static inline void
-cold_window_note(StatementStats *s, bool served)
+/* Did the window cost more time than its hits saved? */
+static inline bool
+cold_window_costs_more(const StatementStats *s)
 {
+	uint32		leaders = s->cold_seen - s->cold_served;
+
+	if (leaders == 0)
+		return false;
+	return (double) s->cold_exec_us / leaders * s->cold_served < (double) s->cold_cost_us;
+}
+
+/*
+ * An execution through the cache, served or not: the time it spent in the
+ * cache (cost_us) and, a leader's, its own run (exec_us). The time in the
+ * cache counts up to COLD_COST_CAP leader runs (this window's mean so far,
+ * or the last window's): a backend descheduled in a lookup for a time
+ * slice is not what the cache costs, and one such in a window of hits
+ * would outweigh the runs they saved.
+ */
+#define COLD_COST_CAP 4
+
+static inline void
+cold_window_note(StatementStats *s, bool served, uint64 cost_us, uint64 exec_us)
+{
+	uint32		leaders;
+	uint64		mean_us;
+	bool		served_enough;
+
 	if (cache_cold_after <= 0)
 		return;
 	if (s->cold_left > 0)
 	{
 		/* a sample of a cold run */
-		if (served)
-			s->cold_left = s->cold_streak = 0;
+		s->cold_samples_served = served ? s->cold_samples_served + 1 : 0;
+		if (served && (!s->cold_by_cost ||
+					   s->cold_samples_served >= COLD_COST_SAMPLES_SERVED))
+			s->cold_left = s->cold_streak = s->cold_samples_served = 0;
 		return;
 	}
+	leaders = s->cold_seen - s->cold_served;
+	mean_us = leaders > 0 ? s->cold_exec_us / leaders : s->cold_exec_mean_us;
 	s->cold_seen++;
 	s->cold_served += served;
+	if (mean_us > 0)
+		cost_us = Min(cost_us, COLD_COST_CAP * Max(mean_us, exec_us));
+	s->cold_cost_us += cost_us + (uint64) cache_test_added_cache_time_ms * 1000;
+	s->cold_exec_us += exec_us;
 	if (s->cold_seen >= (uint32) cache_cold_after)
 	{
-		if ((uint64) s->cold_served * 100 < s->cold_seen)
+		served_enough = (uint64) s->cold_served * 100 >= s->cold_seen;
+		if (!served_enough || cold_window_costs_more(s))
 		{
 			s->cold_left = (COLD_RUNS_PER_WINDOW * s->cold_seen) << s->cold_streak;
 			s->cold_streak = Min(s->cold_streak + 1, COLD_MAX_DOUBLINGS);
+			s->cold_by_cost = served_enough;
+			s->cold_samples_served = 0;
 		}
 		else
 			s->cold_streak = 0;
+		leaders = s->cold_seen - s->cold_served;
+		if (leaders > 0)
+			s->cold_exec_mean_us = (uint32) Min(s->cold_exec_us / leaders, PG_UINT32_MAX);
 		s->cold_seen = s->cold_served = 0;
+		s->cold_cost_us = s->cold_exec_us = 0;
 	}
 }
 
@@ -422,11 +476,12 @@ CacheStatsTakeCold(uint64 queryid)
 
 /*
  * An execution served a result (outcome: a hit or a coalesced follower; a
- * window hit when by_window), saving the execution of its rows' leader.
- * One visit to the statement for all of it: this is the hit path.
+ * window hit when by_window), saving the execution of its rows' leader,
+ * after cost_us in the cache (its key, lookup and wait). One visit to the statement for all of it: this is the hit path.
  */
 void
-CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid, uint64 saved_us)
+CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid, uint64 saved_us,
+				 uint64 cost_us)
 {
 	pg_atomic_fetch_add_u64(&stats->counters[outcome], 1);
 	if (by_window)
@@ -436,7 +491,7 @@ CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid, uint64 saved
 		WITH_STATEMENT(queryid, s, (s->counters[outcome]++,
 									s->counters[CACHE_STAT_WINDOW_HITS] += by_window,
 									s->times_us[CACHE_TIME_SAVED] += saved_us,
-									cold_window_note(s, true)));
+									cold_window_note(s, true, cost_us, 0)));
 }
 
 /*
@@ -457,12 +512,13 @@ CacheStatsObserved(CacheStat outcome, bool by_window, uint64 queryid, uint64 ran
 		WITH_STATEMENT(queryid, s, (s->counters[outcome]++,
 									s->counters[CACHE_STAT_OBSERVED_WINDOW_HITS] += by_window,
 									s->times_us[CACHE_TIME_OBSERVED_SAVED] += ran_us,
-									cold_window_note(s, true)));
+									cold_window_note(s, true, 0, 0)));
 }
 
 /* A leader's outcome in a statement's counters (under its spinlock). */
 static inline void
-add_leader(StatementStats *s, CacheBypass why, uint64 exec_us, uint64 window_us)
+add_leader(StatementStats *s, CacheBypass why, uint64 exec_us, uint64 window_us,
+		   uint64 cost_us)
 {
 	if (why == CACHE_BYPASS_NONE)
 		s->counters[CACHE_STAT_LEADER_EXECUTIONS]++;
@@ -475,17 +531,19 @@ add_leader(StatementStats *s, CacheBypass why, uint64 exec_us, uint64 window_us)
 	}
 	s->times_us[CACHE_TIME_LEADER] += exec_us;
 	s->times_us[CACHE_TIME_WINDOW] += window_us;
-	cold_window_note(s, false);
+	cold_window_note(s, false, cost_us, exec_us);
 }
 
 /*
  * A leader's execution counts once: as a leader execution when it
  * published its result (stored, or handed to the followers in coalesce
  * mode), as not admitted, or as a bypass for why it could not store; with
- * its run and its windows' time, in one visit to its statement.
+ * its run, its windows' time and all it spent in the cache besides its
+ * run (cost_us), in one visit to its statement.
  */
 void
-CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us, uint64 window_us)
+CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us, uint64 window_us,
+				 uint64 cost_us)
 {
 	if (why == CACHE_BYPASS_NONE)
 		pg_atomic_fetch_add_u64(&stats->counters[CACHE_STAT_LEADER_EXECUTIONS], 1);
@@ -496,7 +554,7 @@ CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us, uint64 window_
 	pg_atomic_fetch_add_u64(&stats->times_us[CACHE_TIME_LEADER], exec_us);
 	pg_atomic_fetch_add_u64(&stats->times_us[CACHE_TIME_WINDOW], window_us);
 	if (queryid != 0)
-		WITH_STATEMENT(queryid, s, add_leader(s, why, exec_us, window_us));
+		WITH_STATEMENT(queryid, s, add_leader(s, why, exec_us, window_us, cost_us));
 }
 
 void

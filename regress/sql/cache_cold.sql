@@ -135,6 +135,34 @@ EXECUTE cold_count;
 DEALLOCATE cold_count;
 RESET plan_cache_mode;
 
+-- A statement served often enough whose executions through the cache cost
+-- more time than the runs its hits saved is cold too (a lookup, windows or
+-- a store slower than the query; here sfcache.test_added_cache_time adds
+-- a second to each execution's time in the cache). Two keys in turn: 18
+-- of the window's 20 are hits, and the statement is cold for 300. Its
+-- samples are hits: the first two do not end this cold run (a costly
+-- statement's samples are served now and then), the third in a row does:
+-- 189 bypasses, not 63.
+SET sfcache.test_added_cache_time = '1s';
+\set ECHO none
+\o /dev/null
+SELECT format('SELECT v FROM cold_item WHERE id = %s AND v <> %L', 800 + g % 2, 'x')
+FROM generate_series(1, 212) g \gexec
+\o
+\set ECHO all
+SELECT * FROM cold_row('SELECT v FROM cold_item WHERE id = $1 AND%');
+-- Without the added time its hits pay: it stays warm (40 more hits).
+RESET sfcache.test_added_cache_time;
+\set ECHO none
+\o /dev/null
+SELECT format('SELECT v FROM cold_item WHERE id = %s AND v <> %L', 800 + g % 2, 'x')
+FROM generate_series(1, 40) g \gexec
+\o
+\set ECHO all
+SELECT * FROM cold_row('SELECT v FROM cold_item WHERE id = $1 AND%');
+-- The setting is for sfcache's tests: a server without
+-- sfcache.enable_test_holds refuses it (001_preload.pl).
+
 SELECT reason, statements > 0 AS counted FROM sfcache.bypass_counts() WHERE reason = 'cold statement';
 RESET sfcache.cold_after;
 DROP FUNCTION cold_row(text);

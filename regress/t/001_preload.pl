@@ -58,7 +58,11 @@ is($node->safe_psql('postgres', 'SET sfcache.test_hold_leader_lock = 0; SHOW sfc
 isnt($ret, 0, 'sfcache.test_activity_age is refused outside the test configuration');
 like($err, qr/ERROR:  sfcache.test_activity_age is for sfcache's own tests/,
 	'with a message that says why');
-unlike($node->safe_psql('postgres', 'SHOW ALL'), qr/test_hold|enable_test_holds|test_activity_age/,
+($ret, $out, $err) = $node->psql('postgres', "SET sfcache.test_added_cache_time = '1s'");
+isnt($ret, 0, 'sfcache.test_added_cache_time is refused outside the test configuration');
+like($err, qr/ERROR:  sfcache.test_added_cache_time is for sfcache's own tests\nHINT:  It needs sfcache.enable_test_holds = on/,
+	'with a message that says why');
+unlike($node->safe_psql('postgres', 'SHOW ALL'), qr/test_hold|enable_test_holds|test_activity_age|test_added_cache_time/,
 	'SHOW ALL does not list the test-only settings');
 
 # A misspelt sfcache.* name in postgresql.conf is warned about at start,
