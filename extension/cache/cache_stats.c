@@ -72,8 +72,8 @@ typedef struct StatementStats
 	bool		cold_by_cost;	/* the cold run's verdict was by cost */
 	uint8		cold_samples_served;	/* its samples served in a row */
 	uint64		cold_exec_us;	/* the window's leaders' own runs */
-	uint32		cold_exec_mean_us;	/* their mean, of the last window that
-									 * had leaders */
+	uint32		cold_exec_mean_us;	/* their mean, of the last window that had
+									 * leaders */
 	uint64		cold_cost_us;	/* the window's time in the cache: lookups,
 								 * waits, leaders' keys, windows and stores */
 	/* windowed statements: followers a leader's windows held, and not */
