@@ -278,15 +278,17 @@ us_since(instr_time *start)
 }
 
 /*
- * What a leader spent in the cache besides its own run: its key, lookup,
- * waits, windows and store (sfcache.cold_after weighs it, cache_stats.c).
+ * What a leader spent working in the cache besides its own run: its key,
+ * lookup, windows and store; not its waits for other leaders, which are no
+ * work (sfcache.cold_after weighs it, cache_stats.c).
  */
 static uint64
 time_in_cache(CacheScanState *state)
 {
+	uint64		other = state->exec_us + state->waited_us;
 	uint64		total = us_since(&state->started);
 
-	return total > state->exec_us ? total - state->exec_us : 0;
+	return total > other ? total - other : 0;
 }
 
 /* Run the saved query without the cache, with the statement's own snapshot. */

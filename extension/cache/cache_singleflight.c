@@ -407,19 +407,24 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
 /*
  * An execution served a result (outcome: a hit or a coalesced follower),
  * and a window hit when served for constants the leader had not; with the
- * time since it began its lookup (what sfcache.cold_after weighs against
- * the leader's run it saved).
+ * time since it began its lookup, but for its wait for leaders since
+ * waited_from (0: none), which is no work (what sfcache.cold_after weighs
+ * against the leader's run it saved).
  */
 static void
 count_served(CacheStat outcome, uint64 queryid, const CacheWindowProbe *probe,
-			 const CachedResult *result)
+			 const CachedResult *result, TimestampTz waited_from)
 {
 	instr_time	now;
+	int64		work_us;
 
 	INSTR_TIME_SET_CURRENT(now);
 	INSTR_TIME_SUBTRACT(now, result->started);
+	work_us = (int64) INSTR_TIME_GET_MICROSEC(now);
+	if (waited_from != 0)
+		work_us -= GetCurrentTimestamp() - waited_from;
 	CacheStatsServed(outcome, probe != NULL && probe->by_window, queryid, result->exec_us,
-					 (uint64) INSTR_TIME_GET_MICROSEC(now));
+					 (uint64) Max(work_us, 0));
 }
 
 /*
@@ -532,7 +537,7 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 		{
 			if (cache_cache_mode == CACHE_MODE_OBSERVE)
 				return CACHE_OBSERVED_HIT;
-			count_served(CACHE_STAT_HITS, queryid, probe, result);
+			count_served(CACHE_STAT_HITS, queryid, probe, result, start);
 			return CACHE_HIT;
 		}
 		CHECK_FOR_INTERRUPTS();
@@ -584,7 +589,7 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 		{
 			case FOLLOW_SERVED:
 				*entry_key = scan.computing_key;
-				count_served(CACHE_STAT_COALESCED, queryid, probe, result);
+				count_served(CACHE_STAT_COALESCED, queryid, probe, result, start);
 				if (probe != NULL)
 					CacheStatsNoteFollow(queryid, true);
 				return CACHE_FOLLOWER_HIT;

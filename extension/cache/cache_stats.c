@@ -74,8 +74,8 @@ typedef struct StatementStats
 	uint64		cold_exec_us;	/* the window's leaders' own runs */
 	uint32		cold_exec_mean_us;	/* their mean, of the last window that had
 									 * leaders */
-	uint64		cold_cost_us;	/* the window's time in the cache: lookups,
-								 * waits, leaders' keys, windows and stores */
+	uint64		cold_cost_us;	/* the window's work in the cache: keys,
+								 * lookups, leaders' windows and stores */
 	/* windowed statements: followers a leader's windows held, and not */
 	uint16		follows_served;
 	uint16		follows_outside;
@@ -311,9 +311,12 @@ CacheStatsCount(CacheStat counter, uint64 queryid)
  * window of executions through the cache is cold when it was served less
  * than once in a hundred, or when the cache cost it more time than it
  * saved: its hits saved a leader's run each (the window's leaders' mean),
- * and every execution through the cache spent time a cold one does not
- * (a hit its key and lookup, a follower its wait, a leader its key,
- * lookup, windows and store). A cold window makes the statement cold for
+ * and every execution through the cache worked where a cold one does not
+ * (a hit on its key and lookup, a leader on its key, lookup, windows and
+ * store). Waits for leaders are not counted: a waiting backend leaves the
+ * cores to others, and a follower waits at most a run it would have made
+ * (cache_singleflight.c stops following leaders whose windows rarely
+ * hold their followers). A cold window makes the statement cold for
  * COLD_RUNS_PER_WINDOW times the window, doubled for each cold verdict in
  * a row up to COLD_MAX_DOUBLINGS times (a statement whose keys never
  * repeat pays a window through the cache in 121 rather than in 16). One
@@ -477,7 +480,7 @@ CacheStatsTakeCold(uint64 queryid)
 /*
  * An execution served a result (outcome: a hit or a coalesced follower; a
  * window hit when by_window), saving the execution of its rows' leader,
- * after cost_us in the cache (its key, lookup and wait). One visit to the statement for all of it: this is the hit path.
+ * after cost_us of work in the cache (its key and lookup). One visit to the statement for all of it: this is the hit path.
  */
 void
 CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid, uint64 saved_us,
@@ -538,7 +541,7 @@ add_leader(StatementStats *s, CacheBypass why, uint64 exec_us, uint64 window_us,
  * A leader's execution counts once: as a leader execution when it
  * published its result (stored, or handed to the followers in coalesce
  * mode), as not admitted, or as a bypass for why it could not store; with
- * its run, its windows' time and all it spent in the cache besides its
+ * its run, its windows' time and all its work in the cache besides its
  * run (cost_us), in one visit to its statement.
  */
 void
