@@ -29,7 +29,9 @@
  * index probes, or a point.
  *
  * The wrapper is an ExprState whose evalfunc calls the real qual's, then
- * looks at the scan tuple; the node's ExecProcNodeReal is wrapped to see
+ * looks at the scan tuple (for the integer and timestamp btree orders it
+ * compares the values itself: the fmgr calls were a third of the watch's
+ * cost, on a scan of three million rows); the node's ExecProcNodeReal is wrapped to see
  * its end. Both live in the child's executor memory and die with it; the
  * bounds are copied into the watch's own context, which outlives it.
  *
@@ -43,6 +45,7 @@
 #include "executor/executor.h"
 #include "nodes/nodeFuncs.h"
 #include "utils/datum.h"
+#include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 
@@ -54,8 +57,10 @@ typedef struct ValueWatch
 	struct CacheWindowWatch *watch;
 	const CacheWindowValue *v;
 	bool		after;			/* "column <= c" or "column > c" */
+	AttrNumber	attno;			/* the column's, read on every row */
 	int16		collen;
 	bool		colbyval;
+	int			int_width;		/* 2, 4, 8: compared as such; 0: by fmgr */
 	FmgrInfo	self_cmp;
 	ExprState  *filters;		/* in the watched node's executor */
 	bool		has_lo;
@@ -82,6 +87,60 @@ typedef struct WatchedQual
 	List	   *watches;		/* ValueWatch pointers */
 } WatchedQual;
 
+/*
+ * The width of the signed integer a btree order procedure compares, if both
+ * of a watch's procedures are one of these (timestamp_cmp and timestamptz_cmp
+ * compare int64s, date_cmp int32s); 0 otherwise.
+ */
+static int
+integer_order_width(Oid cmp_proc, Oid self_cmp_proc)
+{
+	if (cmp_proc != self_cmp_proc)
+		return 0;
+	switch (cmp_proc)
+	{
+		case F_BTINT8CMP:
+		case F_TIMESTAMP_CMP:
+		case F_TIMESTAMPTZ_CMP:
+			return 8;
+		case F_BTINT4CMP:
+		case F_DATE_CMP:
+			return 4;
+		case F_BTINT2CMP:
+			return 2;
+		default:
+			return 0;
+	}
+}
+
+static inline int64
+as_integer(const ValueWatch *w, Datum d)
+{
+	switch (w->int_width)
+	{
+		case 8:
+			return DatumGetInt64(d);
+		case 4:
+			return DatumGetInt32(d);
+		default:
+			return DatumGetInt16(d);
+	}
+}
+
+/* Compare a and b with cmp, or as integers if the watch's order is theirs. */
+static inline int
+compare(ValueWatch *w, FmgrInfo *cmp, Datum a, Datum b)
+{
+	if (w->int_width != 0)
+	{
+		int64		x = as_integer(w, a);
+		int64		y = as_integer(w, b);
+
+		return (x > y) - (x < y);
+	}
+	return DatumGetInt32(FunctionCall2Coll(cmp, w->v->spec->collid, a, b));
+}
+
 static bool
 near_side(ValueWatch *w, Datum value, bool below)
 {
@@ -89,8 +148,7 @@ near_side(ValueWatch *w, Datum value, bool below)
 
 	if (below ? !w->has_lo : !w->has_hi)
 		return true;
-	r = DatumGetInt32(FunctionCall2Coll(&w->self_cmp, w->v->spec->collid,
-										value, below ? w->lo : w->hi));
+	r = compare(w, &w->self_cmp, value, below ? w->lo : w->hi);
 	return below ? r > 0 : r < 0;
 }
 
@@ -118,14 +176,13 @@ static void
 note_row(ValueWatch *w, ExprContext *econtext)
 {
 	bool		isnull;
-	Datum		value = slot_getattr(econtext->ecxt_scantuple, w->v->spec->attno, &isnull);
+	Datum		value = slot_getattr(econtext->ecxt_scantuple, w->attno, &isnull);
 	int			r;
 	bool		below;
 
 	if (isnull)
 		return;
-	r = DatumGetInt32(FunctionCall2Coll((FmgrInfo *) &w->v->cmp, w->v->spec->collid,
-										value, w->v->value));
+	r = compare(w, (FmgrInfo *) &w->v->cmp, value, w->v->value);
 	below = w->after ? r <= 0 : r < 0;
 	if (!near_side(w, value, below))
 		return;
@@ -298,7 +355,9 @@ CacheWindowWatchStart(const CacheWindowProbe *probe, QueryDesc *child)
 		w->v = &probe->values[i];
 		w->after = w->v->spec->strategy == BTLessEqualStrategyNumber ||
 			w->v->spec->strategy == BTGreaterStrategyNumber;
+		w->attno = w->v->spec->attno;
 		get_typlenbyval(w->v->spec->coltype, &w->collen, &w->colbyval);
+		w->int_width = integer_order_width(w->v->spec->cmp_proc, w->v->spec->self_cmp_proc);
 		if (!w->v->keyed)
 			fmgr_info(w->v->spec->self_cmp_proc, &w->self_cmp);
 	}

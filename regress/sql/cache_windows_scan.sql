@@ -180,4 +180,71 @@ SELECT count(*) FROM big WHERE t <= 1700009;
 :seen;
 SELECT entries FROM sfcache.stats;
 
+-- The integer and timestamp orders are compared as integers, not through
+-- fmgr: bigint beyond int32 and below zero, smallint, date, timestamp and
+-- timestamptz before their epochs (negative). Rows g = 1..200000 but no
+-- multiple of 5: the row of g = 50000 is missing, its neighbours 49999
+-- and 50001 are the bounds.
+CREATE TABLE wide AS
+	SELECT g, (g - 100000)::bigint * 10000000000 AS i8,
+		(g % 20000 - 10000)::smallint AS i2,
+		date '2000-01-01' + (g - 100000) AS d,
+		timestamp '2000-01-01' + (g - 100000) * interval '1 minute' AS ts,
+		timestamptz '2000-01-01 00:00+00' + (g - 100000) * interval '1 minute' AS tz
+	FROM generate_series(1, 200000) g WHERE g % 5 <> 0;
+ANALYZE wide;
+-- bigint, i8 <= c: [-500010000000000, -499990000000000)
+SELECT sfcache.reset();
+SELECT count(*) FROM wide WHERE i8 <= -500000000000000;
+SELECT count(*) FROM wide WHERE i8 <= -500010000000000;
+SELECT count(*) FROM wide WHERE i8 <= -499990000000001;
+:seen;
+SELECT count(*) FROM wide WHERE i8 <= -499990000000000;
+SELECT count(*) FROM wide WHERE i8 <= -500010000000001;
+:seen;
+-- across zero (signed, not unsigned): [-10000000000, 10000000000)
+SELECT sfcache.reset();
+SELECT count(*) FROM wide WHERE i8 <= '0'::bigint;
+SELECT count(*) FROM wide WHERE i8 <= -10000000000;
+SELECT count(*) FROM wide WHERE i8 <= 9999999999;
+:seen;
+SELECT count(*) FROM wide WHERE i8 <= -10000000001;
+SELECT count(*) FROM wide WHERE i8 <= 10000000000;
+:seen;
+-- smallint, i2 < c (no multiple of 5 is a value): (-5006, -5004]
+SELECT sfcache.reset();
+SELECT count(*) FROM wide WHERE i2 < '-5004'::smallint;
+SELECT count(*) FROM wide WHERE i2 < '-5005'::smallint;
+:seen;
+SELECT count(*) FROM wide WHERE i2 < '-5006'::smallint;
+SELECT count(*) FROM wide WHERE i2 < '-5003'::smallint;
+:seen;
+-- date, d > c: [1863-02-07, 1863-02-09)
+SELECT sfcache.reset();
+SELECT count(*) FROM wide WHERE d > '1863-02-08'::date;
+SELECT count(*) FROM wide WHERE d > '1863-02-07'::date;
+:seen;
+SELECT count(*) FROM wide WHERE d > '1863-02-09'::date;
+SELECT count(*) FROM wide WHERE d > '1863-02-06'::date;
+:seen;
+-- timestamp, ts <= c: [06:39, 06:41)
+SELECT sfcache.reset();
+SELECT count(*) FROM wide WHERE ts <= '1999-11-27 06:40:00'::timestamp;
+SELECT count(*) FROM wide WHERE ts <= '1999-11-27 06:39:00'::timestamp;
+SELECT count(*) FROM wide WHERE ts <= '1999-11-27 06:40:59.999999'::timestamp;
+:seen;
+SELECT count(*) FROM wide WHERE ts <= '1999-11-27 06:41:00'::timestamp;
+SELECT count(*) FROM wide WHERE ts <= '1999-11-27 06:38:59.999999'::timestamp;
+:seen;
+-- timestamptz, tz >= c: (06:39, 06:41] UTC
+SELECT sfcache.reset();
+SELECT count(*) FROM wide WHERE tz >= '1999-11-27 06:40:30+00'::timestamptz;
+SELECT count(*) FROM wide WHERE tz >= '1999-11-27 06:41:00+00'::timestamptz;
+SELECT count(*) FROM wide WHERE tz >= '1999-11-27 06:39:00.000001+00'::timestamptz;
+:seen;
+SELECT count(*) FROM wide WHERE tz >= '1999-11-27 06:39:00+00'::timestamptz;
+SELECT count(*) FROM wide WHERE tz >= '1999-11-27 06:41:00.000001+00'::timestamptz;
+:seen;
+DROP TABLE wide;
+
 DROP TABLE big;
