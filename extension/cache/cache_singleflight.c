@@ -416,13 +416,17 @@ count_served(CacheStat outcome, uint64 queryid, const CacheWindowProbe *probe,
 			 const CachedResult *result, TimestampTz waited_from)
 {
 	instr_time	now;
-	int64		work_us;
+	int64		work_us = 0;
 
-	INSTR_TIME_SET_CURRENT(now);
-	INSTR_TIME_SUBTRACT(now, result->started);
-	work_us = (int64) INSTR_TIME_GET_MICROSEC(now);
-	if (waited_from != 0)
-		work_us -= GetCurrentTimestamp() - waited_from;
+	/* the time in the cache is for the cold verdict alone: no clock without */
+	if (cache_cold_after > 0)
+	{
+		INSTR_TIME_SET_CURRENT(now);
+		INSTR_TIME_SUBTRACT(now, result->started);
+		work_us = (int64) INSTR_TIME_GET_MICROSEC(now);
+		if (waited_from != 0)
+			work_us -= GetCurrentTimestamp() - waited_from;
+	}
 	CacheStatsServed(outcome, probe != NULL && probe->by_window, queryid, result->exec_us,
 					 (uint64) Max(work_us, 0));
 }
