@@ -480,7 +480,8 @@ CacheStatsTakeCold(uint64 queryid)
 /*
  * An execution served a result (outcome: a hit or a coalesced follower; a
  * window hit when by_window), saving the execution of its rows' leader,
- * after cost_us of work in the cache (its key and lookup). One visit to the statement for all of it: this is the hit path.
+ * after cost_us of work in the cache (its key and lookup). One visit to
+ * the statement for all of it: this is the hit path.
  */
 void
 CacheStatsServed(CacheStat outcome, bool by_window, uint64 queryid, uint64 saved_us,

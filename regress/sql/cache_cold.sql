@@ -143,11 +143,13 @@ RESET plan_cache_mode;
 -- samples are hits: the first two do not end this cold run (a costly
 -- statement's samples are served now and then), the third in a row does:
 -- 189 bypasses, not 63.
+CREATE FUNCTION cold_alternating(n int) RETURNS SETOF text LANGUAGE sql AS
+$$SELECT format('SELECT v FROM cold_item WHERE id = %s AND v <> %L', 800 + g % 2, 'x')
+  FROM generate_series(1, n) g$$;
 SET sfcache.test_added_cache_time = '1s';
 \set ECHO none
 \o /dev/null
-SELECT format('SELECT v FROM cold_item WHERE id = %s AND v <> %L', 800 + g % 2, 'x')
-FROM generate_series(1, 212) g \gexec
+SELECT cold_alternating(212) \gexec
 \o
 \set ECHO all
 SELECT * FROM cold_row('SELECT v FROM cold_item WHERE id = $1 AND%');
@@ -155,8 +157,7 @@ SELECT * FROM cold_row('SELECT v FROM cold_item WHERE id = $1 AND%');
 RESET sfcache.test_added_cache_time;
 \set ECHO none
 \o /dev/null
-SELECT format('SELECT v FROM cold_item WHERE id = %s AND v <> %L', 800 + g % 2, 'x')
-FROM generate_series(1, 40) g \gexec
+SELECT cold_alternating(40) \gexec
 \o
 \set ECHO all
 SELECT * FROM cold_row('SELECT v FROM cold_item WHERE id = $1 AND%');
@@ -166,4 +167,5 @@ SELECT * FROM cold_row('SELECT v FROM cold_item WHERE id = $1 AND%');
 SELECT reason, statements > 0 AS counted FROM sfcache.bypass_counts() WHERE reason = 'cold statement';
 RESET sfcache.cold_after;
 DROP FUNCTION cold_row(text);
+DROP FUNCTION cold_alternating(int);
 DROP TABLE cold_item;
