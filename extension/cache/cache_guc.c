@@ -41,6 +41,7 @@ int			cache_max_entry_size_kb = 1024;
 int			cache_ttl_s = 300;
 int			cache_wait_timeout_ms = 10000;
 int			cache_cold_after = 100;
+int			cache_shared_min_duration_ms = -1;
 int			cache_max_statements = 1000;
 int			cache_max_tags_per_transaction = 10000;
 bool		cache_wal_invalidations = false;
@@ -305,6 +306,12 @@ CacheGucInit(void)
 							"It then runs so for 15 times as many executions (doubled for each such verdict in a row, up to 8 times), one in 64 of them still through the cache, and goes through the cache again to look. 0: never.",
 							&cache_cold_after, 100, 0, 1000000,
 							PGC_SUSET, 0, NULL, NULL, NULL);
+
+	DefineCustomIntVariable("sfcache.redis_results_min_duration",
+							"Shortest mean run of a statement's leaders for them to use the shared result tier (-1: as long as the tier's Redis commands take; 0: every statement).",
+							"A leader of a statement that runs faster computes without asking Redis: the tier's commands would cost it more than its run.",
+							&cache_shared_min_duration_ms, -1, -1, INT_MAX,
+							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("sfcache.admission",
 							 "Whether a result is kept only from the second miss of its key on.",

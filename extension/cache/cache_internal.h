@@ -54,6 +54,7 @@ extern int	cache_max_entry_size_kb;
 extern int	cache_ttl_s;
 extern int	cache_wait_timeout_ms;
 extern int	cache_cold_after;
+extern int	cache_shared_min_duration_ms;
 extern int	cache_max_statements;
 extern int	cache_max_tags_per_transaction;
 extern bool cache_wal_invalidations;
@@ -491,6 +492,9 @@ extern void CacheStatsObserved(CacheStat outcome, bool by_window, uint64 queryid
 extern bool CacheStatsTakeCold(uint64 queryid);
 extern void CacheStatsNoteFollow(uint64 queryid, bool served);
 extern bool CacheStatsFollowPays(uint64 queryid);
+extern uint32 CacheStatsRunMean(uint64 queryid);
+extern void CacheStatsNoteTierTime(uint64 us);
+extern uint64 CacheStatsTierMean(void);
 extern bool CacheColdPlansAsUsual(Query *parse, bool generic, bool *decided);
 extern void CacheColdNoteDecided(const PlannedStmt *stmt);
 extern void CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us,
@@ -526,6 +530,7 @@ typedef struct CacheSharedLead
 	uint64		queryid;		/* the statement's, for its counters */
 	CacheSharedName name;
 	XLogRecPtr	complete_at;	/* L of a result computed now */
+	instr_time	tier_time;		/* in the tier's commands, not its waits */
 } CacheSharedLead;
 
 extern void CacheSharedStart(CacheSharedLead *lead, CacheKey key, uint64 queryid,

@@ -28,6 +28,11 @@
  * reads its rows; Redis itself must be as trusted as the database (README,
  * Security).
  *
+ * A leader asks Redis up to four times (GET, the lock, SET, the unlock):
+ * for a statement that runs in less time than that, the tier costs every
+ * leader more than it could save on any node, so the statement's leaders
+ * compute without it (tier_pays; sfcache.redis_results_min_duration).
+ *
  *-------------------------------------------------------------------------
  */
 #include "postgres.h"
@@ -46,6 +51,13 @@
 #define SHARED_POLL_FIRST_MS 2	/* a waiter's first poll, doubled up to */
 #define SHARED_POLL_MAX_MS 20
 #define SHARED_MIN_LOCK_MS 100	/* a lock expires after wait_timeout, or this */
+
+/*
+ * One leader in this many of a statement the tier does not pay for uses it
+ * all the same, so that the node's measure of the tier follows Redis (a
+ * slow spell does not shut the tier for good).
+ */
+#define TIER_SAMPLE_EVERY 16
 
 /* An entry as it is stored in the tier. */
 typedef struct SharedHeader
@@ -90,6 +102,40 @@ types_size(uint32 natts)
 }
 
 /*
+ * Does the tier pay for a leader of this statement: does the statement's
+ * mean run (from its leaders, with or without the tier) take at least as
+ * long as the floor, the node's mean time of a leader's Redis commands
+ * unless sfcache.redis_results_min_duration sets one? While either is
+ * unknown, it does.
+ */
+static bool
+tier_pays(uint64 queryid)
+{
+	static uint32 skipped = 0;
+	uint64		floor_us;
+	uint32		run_us;
+
+	if (cache_shared_min_duration_ms == 0)
+		return true;
+	floor_us = cache_shared_min_duration_ms > 0 ?
+		(uint64) cache_shared_min_duration_ms * 1000 : CacheStatsTierMean();
+	run_us = CacheStatsRunMean(queryid);
+	if (floor_us == 0 || run_us == 0 || run_us >= floor_us)
+		return true;
+	return cache_shared_min_duration_ms < 0 && ++skipped % TIER_SAMPLE_EVERY == 0;
+}
+
+/* Time spent in the tier's commands since since (INSTR_TIME_SET_CURRENT). */
+static void
+add_tier_time(CacheSharedLead *lead, instr_time since)
+{
+	instr_time	now;
+
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_ACCUM_DIFF(lead->tier_time, now, since);
+}
+
+/*
  * Before the leader reads its counters: whether this execution uses the
  * tier, and L for what it computes. On a primary the knowledge start is
  * set first, so a result computed here is never refused here for it.
@@ -100,7 +146,8 @@ CacheSharedStart(CacheSharedLead *lead, CacheKey key, uint64 queryid, bool eligi
 	TimeLineID	tli;
 
 	memset(lead, 0, sizeof(*lead));
-	if (!eligible || tier == NULL || cache_cache_mode != CACHE_MODE_ON || !tier->enabled())
+	if (!eligible || tier == NULL || cache_cache_mode != CACHE_MODE_ON || !tier->enabled() ||
+		!tier_pays(queryid))
 		return;
 	if (RecoveryInProgress())
 		lead->complete_at = GetXLogReplayRecPtr(&tli);
@@ -307,22 +354,31 @@ CacheSharedFetch(CacheSharedLead *lead, List *relids, const uint32 *counters, in
 	bool		refused = false;
 	bool		waited = false;
 	bool		error = false;
+	instr_time	asked;
 
 	if (!lead->active)
 		return false;
 	for (;;)
 	{
 		long		left;
+		CacheSharedLock locked;
 
+		INSTR_TIME_SET_CURRENT(asked);
 		if (try_serve(lead, relids, counters, ncounters, tupdesc, result, &refused, &error))
 		{
+			add_tier_time(lead, asked);
 			CacheStatsCount(CACHE_STAT_HITS, lead->queryid);
 			CacheStatsCount(CACHE_STAT_SHARED_HITS, lead->queryid);
 			return true;
 		}
 		if (error)
+		{
+			add_tier_time(lead, asked);
 			return tier_failed(lead);
-		switch (tier->lock(&lead->name, lock_expiry_ms()))
+		}
+		locked = tier->lock(&lead->name, lock_expiry_ms());
+		add_tier_time(lead, asked);
+		switch (locked)
 		{
 			case CACHE_SHARED_LOCK_OURS:
 				lead->locked = true;
@@ -389,9 +445,12 @@ void
 CacheSharedFinish(CacheSharedLead *lead, bool put, const CachedResult *result,
 				  TupleDesc tupdesc, int ttl_s)
 {
+	instr_time	asked;
+
 	if (!lead->active)
 		return;
 	lead->active = false;
+	INSTR_TIME_SET_CURRENT(asked);
 	if (put)
 	{
 		Size		len;
@@ -406,4 +465,6 @@ CacheSharedFinish(CacheSharedLead *lead, bool put, const CachedResult *result,
 	if (lead->locked)
 		tier->unlock(&lead->name);
 	lead->locked = false;
+	add_tier_time(lead, asked);
+	CacheStatsNoteTierTime(INSTR_TIME_GET_MICROSEC(lead->tier_time));
 }

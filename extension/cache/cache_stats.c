@@ -76,6 +76,8 @@ typedef struct StatementStats
 									 * leaders */
 	uint64		cold_cost_us;	/* the window's work in the cache: keys,
 								 * lookups, leaders' windows and stores */
+	uint32		run_mean_us;	/* leaders' own runs, a moving mean (0: none
+								 * yet), for the shared tier's gate */
 	/* windowed statements: followers a leader's windows held, and not */
 	uint16		follows_served;
 	uint16		follows_outside;
@@ -93,6 +95,8 @@ typedef struct StatsShared
 	pg_atomic_uint64 times_us[CACHE_NUM_TIMES];
 	pg_atomic_uint64 bypasses[CACHE_NUM_BYPASS];
 	pg_atomic_uint64 untracked;
+	pg_atomic_uint64 tier_mean_us;	/* a leader's Redis commands of the shared
+									 * tier, a moving mean (0: none yet) */
 	pg_atomic_uint32 resets;	/* bumped by sfcache.reset() */
 	TimestampTz reset_at;
 } StatsShared;
@@ -171,6 +175,7 @@ stats_shmem_init(void)
 		for (int i = 0; i < CACHE_NUM_BYPASS; i++)
 			pg_atomic_init_u64(&stats->bypasses[i], 0);
 		pg_atomic_init_u64(&stats->untracked, 0);
+		pg_atomic_init_u64(&stats->tier_mean_us, 0);
 		pg_atomic_init_u32(&stats->resets, 0);
 		stats->reset_at = GetCurrentTimestamp();
 	}
@@ -519,6 +524,19 @@ CacheStatsObserved(CacheStat outcome, bool by_window, uint64 queryid, uint64 ran
 									cold_window_note(s, true, 0, 0)));
 }
 
+/*
+ * A moving mean that weighs the last value by a quarter: a statement's first
+ * run (catalogs to load, a cold buffer cache) is forgotten after a few.
+ */
+static inline uint32
+moving_mean(uint64 mean, uint64 value)
+{
+	value = Min(value, PG_UINT32_MAX);
+	if (mean == 0)
+		return (uint32) Max(value, 1);
+	return (uint32) Max((mean * 3 + value) / 4, 1);
+}
+
 /* A leader's outcome in a statement's counters (under its spinlock). */
 static inline void
 add_leader(StatementStats *s, CacheBypass why, uint64 exec_us, uint64 window_us,
@@ -535,6 +553,7 @@ add_leader(StatementStats *s, CacheBypass why, uint64 exec_us, uint64 window_us,
 	}
 	s->times_us[CACHE_TIME_LEADER] += exec_us;
 	s->times_us[CACHE_TIME_WINDOW] += window_us;
+	s->run_mean_us = moving_mean(s->run_mean_us, exec_us);
 	cold_window_note(s, false, cost_us, exec_us);
 }
 
@@ -559,6 +578,37 @@ CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us, uint64 window_
 	pg_atomic_fetch_add_u64(&stats->times_us[CACHE_TIME_WINDOW], window_us);
 	if (queryid != 0)
 		WITH_STATEMENT(queryid, s, add_leader(s, why, exec_us, window_us, cost_us));
+}
+
+/* The statement's leaders' mean run, in microseconds (0: none yet). */
+uint32
+CacheStatsRunMean(uint64 queryid)
+{
+	uint32		mean = 0;
+
+	if (queryid != 0)
+		WITH_STATEMENT(queryid, s, mean = s->run_mean_us);
+	return mean;
+}
+
+/*
+ * A leader's time in the shared tier's Redis commands (cache_shared.c),
+ * into the node's moving mean. Concurrent leaders may overwrite each
+ * other's update: the mean loses a sample, never its scale.
+ */
+void
+CacheStatsNoteTierTime(uint64 us)
+{
+	uint64		mean = pg_atomic_read_u64(&stats->tier_mean_us);
+
+	pg_atomic_write_u64(&stats->tier_mean_us, moving_mean(mean, us));
+}
+
+/* The node's mean time of a leader's Redis commands (0: none yet). */
+uint64
+CacheStatsTierMean(void)
+{
+	return pg_atomic_read_u64(&stats->tier_mean_us);
 }
 
 void

@@ -10,6 +10,10 @@
 #  - the lock holder killed (kill -9 of a standby backend holding the
 #    cross-node lock): the primary waits, then computes after the lock
 #    expired, and does not hang;
+#  - only for statements slower than the tier's Redis commands
+#    (sfcache.redis_results_min_duration = -1): a primary-key read, once
+#    its runs are measured, is computed without the tier (but for a sample);
+#    a scan of 300,000 rows keeps using it;
 #  - Redis killed or stopped (SIGSTOP): queries still answer, the errors are
 #    counted.
 use strict;
@@ -169,17 +173,51 @@ is($redis->cli('--scan', '--pattern', 'sfc:*:l:*'), '', 'and released the lock')
 $standby->poll_query_until('postgres', 'SELECT true')
   or die 'the standby did not come back after the crash';
 
+# ---- the tier's gate: each key read once, in one session (one backend)
+$primary->safe_psql('postgres', q{
+	CREATE TABLE seat (id int PRIMARY KEY, v int);
+	INSERT INTO seat SELECT i, i % 7 FROM generate_series(1, 300000) i;
+	VACUUM ANALYZE seat;
+});
+$primary->append_conf('postgresql.conf', "sfcache.redis_results_min_duration = -1\n");
+$primary->reload;
+sub seat_reads
+{
+	my ($sql, @keys) = @_;
+	my $before = cstat($primary, 'shared_stores');
+	$primary->safe_psql('postgres', join('', map { sprintf($sql, $_) . ";\n" } @keys));
+	return cstat($primary, 'shared_stores') - $before;
+}
+my $pk = 'SELECT v FROM seat WHERE id = %d';
+my $scan = 'SELECT count(*) FROM seat WHERE v = %d';
+# the first leaders measure the statement's run and the tier's commands
+seat_reads($pk, 1 .. 40);
+seat_reads($scan, 0 .. 2);
+cmp_ok(seat_reads($pk, 41 .. 80), '<', 10,
+	'a primary-key read then computes without the tier (but for 1 leader in 16)');
+is(seat_reads($scan, 3 .. 5), 3, 'a scan of 300,000 rows keeps putting its results');
+$primary->append_conf('postgresql.conf', "sfcache.redis_results_min_duration = 0\n");
+$primary->reload;
+is(seat_reads($pk, 81 .. 90), 10, 'with sfcache.redis_results_min_duration = 0, every leader uses the tier');
+
 # ---- Redis stopped: queries answer, errors are counted
 my $session = $primary->background_psql('postgres');
 is($session->query_safe(q_course(14)), 'c14 v0', 'a session connected to the tier');
 my $errors = cstat($primary, 'shared_errors');
 $redis->kill9;
+my $failed_at = time;
 is($session->query_safe(q_course(9)), 'c9 v0', 'Redis killed: the query answers');
 cmp_ok(cstat($primary, 'shared_errors'), '>', $errors, 'the error is counted');
 $errors = cstat($primary, 'shared_errors');
 is($session->query_safe(q_course(10)), 'c10 v0', 'again');
-is(cstat($primary, 'shared_errors'), $errors,
-	'the session tries no new connection within a second of a failure');
+SKIP:
+{
+	# on a loaded machine the second query may come after the second
+	skip 'the second query came more than a second after the failure', 1
+	  if time - $failed_at >= 1;
+	is(cstat($primary, 'shared_errors'), $errors,
+		'the session tries no new connection within a second of a failure');
+}
 $session->quit;
 
 $redis->start;

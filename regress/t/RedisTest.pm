@@ -87,6 +87,8 @@ sub tier_conf
 	  . "sfcache.node_name = '$name'\n"
 	  . "sfcache.redis_liveness_s = 2\n"
 	  . "sfcache.redis_results = on\n"
+	  # every statement through the tier, however fast (034 tests the gate)
+	  . "sfcache.redis_results_min_duration = 0\n"
 	  # generous for a loaded machine; 034's SIGSTOP case lowers it
 	  . "sfcache.redis_results_timeout = 2000\n"
 	  . "sfcache.wait_timeout = 3000\n"
