@@ -70,6 +70,7 @@ typedef struct StatementStats
 	uint32		cold_sampled;	/* cold executions taken, for sampling */
 	uint8		cold_streak;	/* cold verdicts in a row, up to 3 */
 	bool		cold_by_cost;	/* the cold run's verdict was by cost */
+	bool		cold_costly;	/* the last window cost more than it saved */
 	uint8		cold_samples_served;	/* its samples served in a row */
 	uint64		cold_exec_us;	/* the window's leaders' own runs */
 	uint32		cold_exec_mean_us;	/* their mean, of the last window that had
@@ -321,8 +322,14 @@ CacheStatsCount(CacheStat counter, uint64 queryid)
  * store). Waits for leaders are not counted: a waiting backend leaves the
  * cores to others, and a follower waits at most a run it would have made
  * (cache_singleflight.c stops following leaders whose windows rarely
- * hold their followers). A cold window makes the statement cold for
- * COLD_RUNS_PER_WINDOW times the window, doubled for each cold verdict in
+ * hold their followers). A window served too rarely makes the statement
+ * cold, and so does the second costly window in a row: the time in the
+ * cache is wall-clock time, and on a busy server one window in ten of a
+ * statement that pays for itself comes out costly (a few leaders
+ * descheduled, or waiting for a partition lock; measured in bench/soak at
+ * 16 clients on two cores), which would run it bare for a whole cold run.
+ * A cold verdict makes the statement cold for COLD_RUNS_PER_WINDOW times
+ * the window, doubled for each cold verdict in
  * a row up to COLD_MAX_DOUBLINGS times (a statement whose keys never
  * repeat pays a window through the cache in 121 rather than in 16). One
  * cold execution in COLD_SAMPLE_EVERY still goes through the cache: a
@@ -351,15 +358,21 @@ take_cold(StatementStats *s, bool *cold)
 	*cold = true;
 }
 
-/* Did the window cost more time than its hits saved? */
+/*
+ * Did the window cost more time than its hits saved? A hit saved a leader's
+ * run: the window's leaders' mean, or the last such window's when all were
+ * served.
+ */
 static inline bool
 cold_window_costs_more(const StatementStats *s)
 {
 	uint32		leaders = s->cold_seen - s->cold_served;
+	double		mean_us = leaders > 0 ? (double) s->cold_exec_us / leaders :
+		s->cold_exec_mean_us;
 
-	if (leaders == 0)
+	if (mean_us == 0)
 		return false;
-	return (double) s->cold_exec_us / leaders * s->cold_served < (double) s->cold_cost_us;
+	return mean_us * s->cold_served < (double) s->cold_cost_us;
 }
 
 /*
@@ -378,6 +391,7 @@ cold_window_note(StatementStats *s, bool served, uint64 cost_us, uint64 exec_us)
 	uint32		leaders;
 	uint64		mean_us;
 	bool		served_enough;
+	bool		costly;
 
 	if (cache_cold_after <= 0)
 		return;
@@ -401,15 +415,18 @@ cold_window_note(StatementStats *s, bool served, uint64 cost_us, uint64 exec_us)
 	if (s->cold_seen >= (uint32) cache_cold_after)
 	{
 		served_enough = (uint64) s->cold_served * 100 >= s->cold_seen;
-		if (!served_enough || cold_window_costs_more(s))
+		costly = served_enough && cold_window_costs_more(s);
+		if (!served_enough || (costly && s->cold_costly))
 		{
 			s->cold_left = (COLD_RUNS_PER_WINDOW * s->cold_seen) << s->cold_streak;
 			s->cold_streak = Min(s->cold_streak + 1, COLD_MAX_DOUBLINGS);
 			s->cold_by_cost = served_enough;
 			s->cold_samples_served = 0;
+			costly = false;
 		}
-		else
+		else if (!costly)
 			s->cold_streak = 0;
+		s->cold_costly = costly;
 		leaders = s->cold_seen - s->cold_served;
 		if (leaders > 0)
 			s->cold_exec_mean_us = (uint32) Min(s->cold_exec_us / leaders, PG_UINT32_MAX);
