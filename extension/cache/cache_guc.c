@@ -308,8 +308,8 @@ CacheGucInit(void)
 							PGC_SUSET, 0, NULL, NULL, NULL);
 
 	DefineCustomIntVariable("sfcache.redis_results_min_duration",
-							"Shortest mean run of a statement's leaders for them to use the shared result tier (-1: as long as the tier's Redis commands take; 0: every statement).",
-							"A leader of a statement that runs faster computes without asking Redis: the tier's commands would cost it more than its run.",
+							"Shortest mean run of a statement's leaders for them to use the shared result tier.",
+							"A faster statement's leaders compute without asking Redis. -1: as long as a leader's Redis commands take on this node; 0: every statement.",
 							&cache_shared_min_duration_ms, -1, -1, INT_MAX,
 							PGC_SIGHUP, GUC_UNIT_MS, NULL, NULL, NULL);
 

@@ -530,6 +530,7 @@ typedef struct CacheSharedLead
 	uint64		queryid;		/* the statement's, for its counters */
 	CacheSharedName name;
 	XLogRecPtr	complete_at;	/* L of a result computed now */
+	bool		asked;			/* it asked for the lock: a leader's commands */
 	instr_time	tier_time;		/* in the tier's commands, not its waits */
 } CacheSharedLead;
 

@@ -31,7 +31,9 @@
  * A leader asks Redis up to four times (GET, the lock, SET, the unlock):
  * for a statement that runs in less time than that, the tier costs every
  * leader more than it could save on any node, so the statement's leaders
- * compute without it (tier_pays; sfcache.redis_results_min_duration).
+ * compute without it (tier_pays; sfcache.redis_results_min_duration). The
+ * node's measure of those four is taken from the leaders that computed
+ * (a shared hit asks once; a failure closes the tier for a second anyway).
  *
  *-------------------------------------------------------------------------
  */
@@ -111,6 +113,7 @@ types_size(uint32 natts)
 static bool
 tier_pays(uint64 queryid)
 {
+	/* per backend, over every statement: the samples measure Redis */
 	static uint32 skipped = 0;
 	uint64		floor_us;
 	uint32		run_us;
@@ -125,7 +128,7 @@ tier_pays(uint64 queryid)
 	return cache_shared_min_duration_ms < 0 && ++skipped % TIER_SAMPLE_EVERY == 0;
 }
 
-/* Time spent in the tier's commands since since (INSTR_TIME_SET_CURRENT). */
+/* The time since "since" was spent in the tier's commands. */
 static void
 add_tier_time(CacheSharedLead *lead, instr_time since)
 {
@@ -366,18 +369,17 @@ CacheSharedFetch(CacheSharedLead *lead, List *relids, const uint32 *counters, in
 		INSTR_TIME_SET_CURRENT(asked);
 		if (try_serve(lead, relids, counters, ncounters, tupdesc, result, &refused, &error))
 		{
-			add_tier_time(lead, asked);
 			CacheStatsCount(CACHE_STAT_HITS, lead->queryid);
 			CacheStatsCount(CACHE_STAT_SHARED_HITS, lead->queryid);
 			return true;
 		}
 		if (error)
-		{
-			add_tier_time(lead, asked);
 			return tier_failed(lead);
-		}
 		locked = tier->lock(&lead->name, lock_expiry_ms());
-		add_tier_time(lead, asked);
+		/* the first GET and lock: later rounds wait for another node */
+		if (!lead->asked)
+			add_tier_time(lead, asked);
+		lead->asked = true;
 		switch (locked)
 		{
 			case CACHE_SHARED_LOCK_OURS:
@@ -465,6 +467,9 @@ CacheSharedFinish(CacheSharedLead *lead, bool put, const CachedResult *result,
 	if (lead->locked)
 		tier->unlock(&lead->name);
 	lead->locked = false;
-	add_tier_time(lead, asked);
-	CacheStatsNoteTierTime(INSTR_TIME_GET_MICROSEC(lead->tier_time));
+	if (lead->asked)
+	{
+		add_tier_time(lead, asked);
+		CacheStatsNoteTierTime(INSTR_TIME_GET_MICROSEC(lead->tier_time));
+	}
 }

@@ -367,9 +367,10 @@ static inline bool
 cold_window_costs_more(const StatementStats *s)
 {
 	uint32		leaders = s->cold_seen - s->cold_served;
-	double		mean_us = leaders > 0 ? (double) s->cold_exec_us / leaders :
-		s->cold_exec_mean_us;
+	double		mean_us = s->cold_exec_mean_us;
 
+	if (leaders > 0)
+		mean_us = (double) s->cold_exec_us / leaders;
 	if (mean_us == 0)
 		return false;
 	return mean_us * s->cold_served < (double) s->cold_cost_us;
@@ -610,14 +611,20 @@ CacheStatsRunMean(uint64 queryid)
 
 /*
  * A leader's time in the shared tier's Redis commands (cache_shared.c),
- * into the node's moving mean. Concurrent leaders may overwrite each
- * other's update: the mean loses a sample, never its scale.
+ * into the node's moving mean, one sample counting up to TIER_SAMPLE_CAP
+ * times the mean (a backend's first command connects). Concurrent leaders
+ * may overwrite each other's update: the mean loses a sample, never its
+ * scale. sfcache.reset() keeps it: it is a measure, not a counter.
  */
+#define TIER_SAMPLE_CAP 4
+
 void
 CacheStatsNoteTierTime(uint64 us)
 {
 	uint64		mean = pg_atomic_read_u64(&stats->tier_mean_us);
 
+	if (mean > 0)
+		us = Min(us, TIER_SAMPLE_CAP * mean);
 	pg_atomic_write_u64(&stats->tier_mean_us, moving_mean(mean, us));
 }
 
