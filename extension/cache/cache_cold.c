@@ -7,10 +7,11 @@
  *		less than once in a hundred (its keys do not repeat: a lookup, a
  *		miss, a second executor and admission's bookkeeping each time, for
  *		nothing), or spent more time in the cache than the runs its hits
- *		saved (cache_stats.c), is cold: its next executions, fifteen times
- *		as many, start the plan a miss would run (the child of its cache
- *		plan) in place of the cache plan, then it goes through the cache
- *		again for one window to see whether that changed. The windows are counted per statement in
+ *		saved in two windows in a row (cache_stats.c), is cold: its next
+ *		executions, fifteen times as many, start the plan a miss would run
+ *		(the child of its cache plan) in place of the cache plan, then it
+ *		goes through the cache again for one window to see whether that
+ *		changed. The windows are counted per statement in
  *		sfcache.statements' shared entry (cache_stats.c).
  *
  * A plan that nothing keeps (the simple protocol's, or a custom plan with

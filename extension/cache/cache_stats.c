@@ -329,9 +329,9 @@ CacheStatsCount(CacheStat counter, uint64 queryid)
  * descheduled, or waiting for a partition lock; measured in bench/soak at
  * 16 clients on two cores), which would run it bare for a whole cold run.
  * A cold verdict makes the statement cold for COLD_RUNS_PER_WINDOW times
- * the window, doubled for each cold verdict in
- * a row up to COLD_MAX_DOUBLINGS times (a statement whose keys never
- * repeat pays a window through the cache in 121 rather than in 16). One
+ * the window, doubled for each cold verdict in a row up to
+ * COLD_MAX_DOUBLINGS times (a statement whose keys never repeat pays a
+ * window through the cache in 121 rather than in 16). One
  * cold execution in COLD_SAMPLE_EVERY still goes through the cache: a
  * served one ends a cold run that was served too rarely, and
  * COLD_COST_SAMPLES_SERVED served in a row end one that was too costly
