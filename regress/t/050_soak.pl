@@ -1,7 +1,8 @@
 # The 3-minute soak (issue 33): bench/soak --duration 180 --clients 16 (a
 # primary, a standby on the WAL's invalidations, a standby on the Redis bus
 # with the shared tier; writers through every path; readers checking every
-# row's version on every node; each fault once). Skipped unless
+# row's version on every node, the LMS dashboard among their reads; each
+# fault once). Skipped unless
 # SFCACHE_SOAK=1: it takes about 4 minutes and needs redis-server.
 #   SFCACHE_SOAK_SECONDS (180), SFCACHE_SOAK_CLIENTS (16), SFCACHE_SOAK_PORT
 #   (56010: three consecutive ports, Unix sockets only);
@@ -53,6 +54,10 @@ like($summary, qr/^PASS: no stale read in \d+ reads/m, 'it says PASS');
 like($summary, qr/^stale reads: 0$/m, 'no stale read on any node');
 like($summary, qr/^lost commits: 0 /m, 'no lost commit');
 like($summary, qr/cached = uncached on every node after catch-up: yes/, 'every node agrees with itself uncached');
+like($summary, qr/^LMS lost commits: 0 \([1-9]\d* last logins, [1-9]\d* inserted rows/m,
+	'no lost LMS write (and the LMS writer wrote)');
+like($summary, qr/^LMS dashboard cached = uncached on every node .*: yes$/m,
+	'every node\'s dashboards agree with themselves uncached');
 unlike($summary, qr/UNEXPECTED/, 'no unexpected error');
 for my $node (qw(primary sbwal sbbus))
 {
