@@ -1,5 +1,6 @@
 # bench/plots/soak.gp: one node of a bench/soak run over time: hit ratio,
-# reads/s (each a checked read of 1-10 versioned rows), p50/p99 latency,
+# reads/s (each a checked read: 1-10 versioned rows, or one statement of a
+# dashboard page) and LMS dashboard pages/s, p50/p99 latency,
 # cache memory and entries, with the faults marked (grey lines, named on
 # the first panel).
 # Input: nodes-<node>.csv and faults.gp of bench/soak;
@@ -19,9 +20,15 @@ set yrange [0:105]
 plot in using 1:5 with lines lw 1.5 lc rgb "#2a9d8f" title "hit ratio (1 s, sfcache.stats)"
 set ylabel "reads/s"
 set yrange [0:*]
+set y2label "pages/s"
+set y2range [0:*]
+set y2tics
 unset label
 plot in using 1:2 with lines lc rgb "#457b9d" title "checked reads/s", \
+     in using 1:12 axes x1y2 with lines lc rgb "#8ab17d" title "LMS dashboard pages/s (12 reads each)", \
      in using 1:($10 > 0 ? $10 : 1/0) with points pt 7 lc rgb "#e63946" title "stale reads"
+unset y2label
+unset y2tics
 set ylabel "ms"
 set logscale y
 set yrange [0.1:*]
