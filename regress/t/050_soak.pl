@@ -2,8 +2,8 @@
 # primary, a standby on the WAL's invalidations, a standby on the Redis bus
 # with the shared tier; writers through every path; readers checking every
 # row's version on every node, the LMS dashboard among their reads; each
-# fault once). Skipped unless
-# SFCACHE_SOAK=1: it takes about 4 minutes and needs redis-server.
+# fault once). Skipped unless SFCACHE_SOAK=1: it takes about 4 minutes and
+# needs redis-server.
 #   SFCACHE_SOAK_SECONDS (180), SFCACHE_SOAK_CLIENTS (16), SFCACHE_SOAK_PORT
 #   (56010: three consecutive ports, Unix sockets only);
 #   SFCACHE_SOAK_PLANT=STANDBY_STALE|FOLLOWER_NOT_WOKEN: the library was built
