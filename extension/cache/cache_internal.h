@@ -491,7 +491,15 @@ extern void CacheStatsObserved(CacheStat outcome, bool by_window, uint64 queryid
 							   uint64 ran_us);
 extern bool CacheStatsTakeCold(uint64 queryid);
 extern void CacheStatsNoteFollow(uint64 queryid, bool served);
-extern bool CacheStatsFollowPays(uint64 queryid);
+/* Does following a leader of a windowed statement pay (cache_stats.c)? */
+typedef enum CacheFollowVerdict
+{
+	CACHE_FOLLOW_UNKNOWN,		/* too few follows to tell */
+	CACHE_FOLLOW_PAYS,
+	CACHE_FOLLOW_DOES_NOT_PAY
+} CacheFollowVerdict;
+
+extern CacheFollowVerdict CacheStatsFollowVerdict(uint64 queryid);
 extern uint32 CacheStatsRunMean(uint64 queryid);
 extern void CacheStatsNoteTierTime(uint64 us);
 extern uint64 CacheStatsTierMean(void);
@@ -557,6 +565,22 @@ typedef enum CacheEntryState
 } CacheEntryState;
 
 /*
+ * The timestamp, timestamptz and date constants of a windowed execution,
+ * in the order of its windowed constants: cache_singleflight.c records a
+ * leader's, so that a lookup may tell whether its own constants are near
+ * enough the leader's for one window to hold both. n is 0 when there is
+ * nothing to compare (none, or more than CACHE_LEADER_TIMES).
+ */
+#define CACHE_LEADER_TIMES 4
+
+typedef struct CacheLeaderTimes
+{
+	int64		values[CACHE_LEADER_TIMES]; /* microseconds, or days */
+	uint8		n;
+	uint8		days;			/* bit i set: values[i] is a date */
+} CacheLeaderTimes;
+
+/*
  * One cache entry slot. The fields are protected by the partition lock of
  * the entry's key (CacheStorePartitionLock(hashcode)); the condition
  * variable is the slot's and outlives any one key, so a follower may sleep
@@ -573,6 +597,8 @@ typedef struct CacheEntry
 	bool		transient;		/* singleflight's: free once waiters have read */
 	int			leader_pid;		/* singleflight's */
 	int			waiters;		/* singleflight's: followers waiting on it */
+	TimestampTz claimed_at;		/* singleflight's: when its leader claimed it */
+	CacheLeaderTimes lead_times;	/* singleflight's: its leader's constants */
 	uint64		queryid;		/* for per-statement counters
 								 * (sfcache.statements) */
 	dsa_pointer data;			/* ResultHeader followed by tuples */

@@ -36,8 +36,13 @@
  * lately found themselves outside their leaders' windows more often than
  * inside (cache_stats.c): its constants spread over more windows than its
  * herds share, so it leads an entry of its own at once (one such
- * execution in FOLLOW_SAMPLE_EVERY follows all the same, to notice when
- * herds come back).
+ * execution in FOLLOW_SAMPLE_EVERY follows a near leader all the same, to
+ * notice when herds come back). Until its followers have told either way,
+ * it follows only a leader whose timestamp, timestamptz and date constants
+ * are near its own (near_leader(): within a second plus the leader's age,
+ * as the clocks of one herd's clients are): a first herd whose constants
+ * were drawn over minutes leads an entry each at once, where it used to
+ * wait for the first leader's whole run only to find itself outside.
  *
  * In coalesce mode, and for a key not admitted (cache_admit.c), a
  * published entry is transient: the last follower to read it removes it.
@@ -55,18 +60,31 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_type_d.h"
+#include "common/int.h"
 #include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
 #include "pgstat.h"
 #include "storage/ipc.h"
+#include "utils/date.h"
 #include "utils/timestamp.h"
 
 #include "cache/cache_internal.h"
 
 /*
  * One execution in this many of a windowed statement whose followers lately
- * landed outside their leaders' windows follows a leader all the same.
+ * landed outside their leaders' windows follows a (near) leader all the
+ * same.
  */
 #define FOLLOW_SAMPLE_EVERY 16
+
+/*
+ * A leader's time constants are near a lookup's when they are within this
+ * of each other, plus the time since the leader claimed its entry: the
+ * spread of a herd whose clients read a real clock (a page load that
+ * arrives while the leader runs read its clock that much later).
+ */
+#define NEAR_SLACK_US USECS_PER_SEC
 
 /* The entry this backend leads, if any, for clean-up on error or exit. */
 static CacheEntry *leading = NULL;
@@ -94,7 +112,8 @@ keys_equal(CacheKey a, CacheKey b)
  * holds the key's partition lock exclusively.
  */
 static bool
-claim(CacheEntry *fresh, CacheKey key, uint32 hashcode, uint64 queryid)
+claim(CacheEntry *fresh, CacheKey key, uint32 hashcode, uint64 queryid,
+	  const CacheLeaderTimes *times)
 {
 	if (!CacheStoreInsert(fresh, key, hashcode))
 		return false;
@@ -103,6 +122,8 @@ claim(CacheEntry *fresh, CacheKey key, uint32 hashcode, uint64 queryid)
 	fresh->leader_pid = MyProcPid;
 	fresh->waiters = 0;
 	fresh->queryid = queryid;
+	fresh->claimed_at = GetCurrentTimestamp();
+	fresh->lead_times = *times;
 	return true;
 }
 
@@ -159,6 +180,75 @@ in_windows(CacheEntry *e, CacheWindowProbe *probe)
 	return CacheWindowsContain(windows, len, probe);
 }
 
+/*
+ * This execution's timestamp, timestamptz and date constants, for
+ * near_leader(); none without windows.
+ */
+static void
+probe_times(const CacheWindowProbe *probe, CacheLeaderTimes *times)
+{
+	times->n = 0;
+	times->days = 0;
+	for (int i = 0; probe != NULL && i < probe->n; i++)
+	{
+		const CacheWindowValue *v = &probe->values[i];
+		Oid			type;
+
+		if (v->keyed)
+			continue;
+		type = exprType(v->spec->value);
+		if (type != TIMESTAMPOID && type != TIMESTAMPTZOID && type != DATEOID)
+			continue;
+		if (times->n == CACHE_LEADER_TIMES)
+		{
+			/* too many to record: nothing to compare */
+			times->n = 0;
+			return;
+		}
+		if (type == DATEOID)
+		{
+			times->days |= 1 << times->n;
+			times->values[times->n++] = DatumGetDateADT(v->value);
+		}
+		else
+			times->values[times->n++] = DatumGetTimestamp(v->value);
+	}
+}
+
+/*
+ * May the leader of entry e be computing a window that holds this
+ * execution? Its time constants and ours must be within NEAR_SLACK_US and
+ * the leader's age of each other (dates and infinities: equal). With
+ * nothing to compare (no time constants: integers have no clock bounding
+ * their spread) it may. Only a guess: a far leader is not followed, a near
+ * one's result is served only if its windows hold this execution. Caller
+ * holds e's partition lock.
+ */
+static bool
+near_leader(const CacheEntry *e, const CacheLeaderTimes *mine)
+{
+	const CacheLeaderTimes *lead = &e->lead_times;
+	int64		slack;
+
+	if (lead->n == 0 || mine->n != lead->n || mine->days != lead->days)
+		return true;
+	slack = NEAR_SLACK_US + Max(GetCurrentTimestamp() - e->claimed_at, 0);
+	for (int i = 0; i < lead->n; i++)
+	{
+		int64		a = lead->values[i];
+		int64		b = mine->values[i];
+		int64		d;
+
+		if (a == b)
+			continue;
+		if ((lead->days & (1 << i)) != 0 || TIMESTAMP_NOT_FINITE(a) ||
+			TIMESTAMP_NOT_FINITE(b) || pg_sub_s64_overflow(a, b, &d) ||
+			d < -slack || d > slack)
+			return false;
+	}
+	return true;
+}
+
 /* What a lookup found under one key. */
 typedef enum Found
 {
@@ -174,12 +264,14 @@ typedef enum Found
 
 /*
  * Transition ready -> served: copy a current entry's result. Otherwise say
- * what the key holds (*computing: its entry, if computing; *recent: a
- * result outside the windows that was read since the last clock sweep).
+ * what the key holds (*computing: its entry, if computing, when its leader
+ * claimed it and whether it is near_leader(); *recent: a result outside
+ * the windows that was read since the last clock sweep).
  */
 static Found
 serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
-			CacheWindowProbe *probe, CacheEntry **computing, bool *recent)
+			CacheWindowProbe *probe, const CacheLeaderTimes *times,
+			CacheEntry **computing, TimestampTz *claimed_at, bool *near, bool *recent)
 {
 	LWLock	   *lock = CacheStorePartitionLock(hashcode);
 	CacheEntry *e;
@@ -193,6 +285,8 @@ serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
 	if (e != NULL && e->state == CACHE_ENTRY_COMPUTING)
 	{
 		*computing = e;
+		*claimed_at = e->claimed_at;
+		*near = near_leader(e, times);
 		state = FOUND_COMPUTING;
 	}
 	else if (e != NULL && CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
@@ -233,7 +327,8 @@ static void abandon_on_exit(int code, Datum arg);
  * have yet to read it: they may lie inside.
  */
 static LeadResult
-lead(CacheKey key, uint32 hashcode, uint64 queryid, CacheWindowProbe *probe)
+lead(CacheKey key, uint32 hashcode, uint64 queryid, CacheWindowProbe *probe,
+	 const CacheLeaderTimes *times)
 {
 	static bool exit_callback_registered = false;
 	LWLock	   *lock = CacheStorePartitionLock(hashcode);
@@ -267,7 +362,7 @@ lead(CacheKey key, uint32 hashcode, uint64 queryid, CacheWindowProbe *probe)
 		e = NULL;
 	}
 	if (e == NULL)
-		result = claim(fresh, key, hashcode, queryid) ? LEAD_OK : LEAD_NO_SLOT;
+		result = claim(fresh, key, hashcode, queryid, times) ? LEAD_OK : LEAD_NO_SLOT;
 	if (result == LEAD_OK)
 	{
 		leading = fresh;
@@ -280,15 +375,20 @@ lead(CacheKey key, uint32 hashcode, uint64 queryid, CacheWindowProbe *probe)
 	return result;
 }
 
-/* Transition computing -> computing with one more waiter. */
+/*
+ * Transition computing -> computing with one more waiter, unless another
+ * leader claimed the entry since the lookup saw it (claimed_at): then the
+ * lookup decides again whether to follow that one.
+ */
 static bool
-register_follower(CacheEntry *e, CacheKey key)
+register_follower(CacheEntry *e, CacheKey key, TimestampTz claimed_at)
 {
 	LWLock	   *lock = CacheStorePartitionLock(CacheStoreHashKey(key));
 	bool		registered = false;
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
-	if (e->state == CACHE_ENTRY_COMPUTING && keys_equal(e->key, key))
+	if (e->state == CACHE_ENTRY_COMPUTING && keys_equal(e->key, key) &&
+		e->claimed_at == claimed_at)
 	{
 		e->waiters++;
 		registered = true;
@@ -357,12 +457,12 @@ ms_left(TimestampTz start)
 
 /* Sleep on the entry until its leader ends, the key changes, or time runs out. */
 static FollowResult
-wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz start,
+wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz claimed_at, TimestampTz start,
 				CachedResult *result, CacheWindowProbe *probe, CacheBypass *why)
 {
 	FollowResult r = FOLLOW_WAITING;
 
-	if (!register_follower(e, key))
+	if (!register_follower(e, key, claimed_at))
 		return FOLLOW_RETRY;
 
 	PG_TRY();
@@ -446,8 +546,11 @@ window_entry_key(CacheKey key, int i)
 /* A lookup of a key's window entries: what it found, and where it may lead. */
 typedef struct EntriesScan
 {
-	CacheEntry *computing;		/* the first entry a leader runs, if any */
+	CacheEntry *computing;		/* an entry a leader runs, if any: the first
+								 * near_leader() one, else the first */
 	CacheKey	computing_key;
+	TimestampTz computing_claimed_at;
+	bool		computing_near;
 	int			lead_at;		/* a free entry, else one outside the windows
 								 * (not read lately first), else -1 */
 } EntriesScan;
@@ -455,29 +558,36 @@ typedef struct EntriesScan
 /* Look each entry up: true (and the rows) if one serves this execution. */
 static bool
 scan_entries(CacheKey key, int nentries, CachedResult *result, CacheWindowProbe *probe,
-			 EntriesScan *scan, CacheKey *entry_key)
+			 const CacheLeaderTimes *times, EntriesScan *scan, CacheKey *entry_key)
 {
 	int			free_at = -1;
 	int			old_at = -1;
 	int			recent_at = -1;
 
 	scan->computing = NULL;
+	scan->computing_claimed_at = 0;
+	scan->computing_near = false;
 	for (int i = 0; i < nentries; i++)
 	{
 		CacheKey	k = window_entry_key(key, i);
 		CacheEntry *c;
+		TimestampTz claimed_at;
+		bool		near;
 		bool		recent;
 
-		switch (serve_ready(k, CacheStoreHashKey(k), result, probe, &c, &recent))
+		switch (serve_ready(k, CacheStoreHashKey(k), result, probe, times, &c,
+							&claimed_at, &near, &recent))
 		{
 			case FOUND_SERVED:
 				*entry_key = k;
 				return true;
 			case FOUND_COMPUTING:
-				if (scan->computing == NULL)
+				if (scan->computing == NULL || (near && !scan->computing_near))
 				{
 					scan->computing = c;
 					scan->computing_key = k;
+					scan->computing_claimed_at = claimed_at;
+					scan->computing_near = near;
 				}
 				break;
 			case FOUND_FREE:
@@ -514,12 +624,14 @@ scan_entries(CacheKey key, int nentries, CachedResult *result, CacheWindowProbe 
  * runs the statement and counts them.
  *
  * A lookup that finds a leader computing one of the entries follows it
- * (constants of one herd usually share a window). A follower that the
- * leader's windows did not hold follows one more leader at most, then
- * leads an entry that no follower has yet to read, or runs by itself: so
- * concurrent constants in different windows do not wait for one another
- * in a line. While following does not pay for the statement (its followers
- * mostly land outside), it does not follow, but leads.
+ * (constants of one herd usually share a window): while following pays
+ * for the statement, any leader; while that is not known yet, a near one
+ * (near_leader()). A follower that the leader's windows did not hold
+ * follows one more leader at most, then leads an entry that no follower
+ * has yet to read, or runs by itself: so concurrent constants in
+ * different windows do not wait for one another in a line. While
+ * following does not pay for the statement (its followers mostly land
+ * outside), it does not follow, but leads.
  */
 static CacheOutcome
 lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
@@ -531,13 +643,18 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 	bool		waited = false;
 	int			outside = 0;	/* leaders followed whose windows did not hold
 								 * it */
-	int			follow = -1;	/* may it follow? -1: not asked yet */
+	bool		asked = false;	/* the statement's follow verdict, once asked */
+	CacheFollowVerdict verdict = CACHE_FOLLOW_UNKNOWN;
+	bool		sampled = false;
+	CacheLeaderTimes times;
 
+	probe_times(probe, &times);
 	for (;;)
 	{
 		EntriesScan scan;
+		bool		follows;
 
-		if (scan_entries(key, nentries, result, probe, &scan, entry_key))
+		if (scan_entries(key, nentries, result, probe, &times, &scan, entry_key))
 		{
 			if (cache_cache_mode == CACHE_MODE_OBSERVE)
 				return CACHE_OBSERVED_HIT;
@@ -545,12 +662,23 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 			return CACHE_HIT;
 		}
 		CHECK_FOR_INTERRUPTS();
-		if (scan.computing != NULL && cache_cache_mode == CACHE_MODE_OBSERVE)
+		follows = scan.computing != NULL && outside < 2;
+		if (follows && probe != NULL)
+		{
+			if (!asked)
+			{
+				asked = true;
+				verdict = CacheStatsFollowVerdict(queryid);
+				sampled = verdict == CACHE_FOLLOW_DOES_NOT_PAY &&
+					++follows_skipped % FOLLOW_SAMPLE_EVERY == 0;
+			}
+			follows = verdict == CACHE_FOLLOW_PAYS ||
+				(scan.computing_near && (verdict == CACHE_FOLLOW_UNKNOWN || sampled));
+		}
+		/* observe mode leads where on mode would, but never waits */
+		if (follows && cache_cache_mode == CACHE_MODE_OBSERVE)
 			return CACHE_OBSERVED_FOLLOWER;
-		if (scan.computing != NULL && probe != NULL && follow < 0)
-			follow = CacheStatsFollowPays(queryid) ||
-				++follows_skipped % FOLLOW_SAMPLE_EVERY == 0;
-		if (scan.computing == NULL || outside >= 2 || follow == 0)
+		if (!follows)
 		{
 			CacheKey	k;
 
@@ -561,7 +689,7 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 				return CACHE_RUN_UNCACHED;
 			}
 			k = window_entry_key(key, scan.lead_at);
-			switch (lead(k, CacheStoreHashKey(k), queryid, probe))
+			switch (lead(k, CacheStoreHashKey(k), queryid, probe, &times))
 			{
 				case LEAD_OK:
 					*entry_key = k;
@@ -589,7 +717,8 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 			start = GetCurrentTimestamp();
 			*waited_since = start;
 		}
-		switch (wait_for_leader(scan.computing, scan.computing_key, start, result, probe, why))
+		switch (wait_for_leader(scan.computing, scan.computing_key, scan.computing_claimed_at,
+								start, result, probe, why))
 		{
 			case FOLLOW_SERVED:
 				*entry_key = scan.computing_key;
@@ -602,6 +731,8 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 			case FOLLOW_OUTSIDE:
 				outside++;
 				CacheStatsNoteFollow(queryid, false);
+				/* that may have settled the verdict */
+				asked = false;
 				break;
 			case FOLLOW_RETRY:
 			case FOLLOW_WAITING:

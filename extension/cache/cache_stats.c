@@ -466,21 +466,34 @@ CacheStatsNoteFollow(uint64 queryid, bool served)
 }
 
 /*
- * Does following a leader of this windowed statement pay? Not when its
- * followers lately found themselves outside the leader's windows more
- * often than inside (constants spread over more windows than a herd
- * shares): waiting for a leader then only delays the execution that runs
- * anyway (cache_singleflight.c).
+ * Does following a leader of this windowed statement pay? Not known while
+ * no follower was served and no more than FOLLOWS_OUTSIDE_SLACK found
+ * themselves outside (cache_singleflight.c then follows only a leader whose
+ * constants are near its own); it pays while its followers lately found
+ * themselves outside the leader's windows no more often than inside (a few
+ * more allowed); otherwise it does not (constants spread over more windows
+ * than a herd shares): waiting for a leader then only delays the execution
+ * that runs anyway. Not "both counters zero": one sampled follower found
+ * outside would otherwise make it pay again.
  */
-bool
-CacheStatsFollowPays(uint64 queryid)
+static inline CacheFollowVerdict
+follow_verdict(const StatementStats *s)
 {
-	bool		pays = true;
+	if (s->follows_served == 0 && s->follows_outside <= FOLLOWS_OUTSIDE_SLACK)
+		return CACHE_FOLLOW_UNKNOWN;
+	if (s->follows_outside <= s->follows_served + FOLLOWS_OUTSIDE_SLACK)
+		return CACHE_FOLLOW_PAYS;
+	return CACHE_FOLLOW_DOES_NOT_PAY;
+}
+
+CacheFollowVerdict
+CacheStatsFollowVerdict(uint64 queryid)
+{
+	CacheFollowVerdict verdict = CACHE_FOLLOW_UNKNOWN;
 
 	if (queryid != 0)
-		WITH_STATEMENT(queryid, s,
-					   pays = s->follows_outside <= s->follows_served + FOLLOWS_OUTSIDE_SLACK);
-	return pays;
+		WITH_STATEMENT(queryid, s, verdict = follow_verdict(s));
+	return verdict;
 }
 
 /*
