@@ -491,6 +491,7 @@ extern void CacheStatsObserved(CacheStat outcome, bool by_window, uint64 queryid
 							   uint64 ran_us);
 extern bool CacheStatsTakeCold(uint64 queryid);
 extern void CacheStatsNoteFollow(uint64 queryid, bool served);
+
 /* Does following a leader of a windowed statement pay (cache_stats.c)? */
 typedef enum CacheFollowVerdict
 {
