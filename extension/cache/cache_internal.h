@@ -598,7 +598,9 @@ typedef struct CacheEntry
 	bool		transient;		/* singleflight's: free once waiters have read */
 	int			leader_pid;		/* singleflight's */
 	int			waiters;		/* singleflight's: followers waiting on it */
-	TimestampTz claimed_at;		/* singleflight's: when its leader claimed it */
+	uint32		claim;			/* singleflight's: bumped by each claim */
+	TimestampTz claimed_at;		/* singleflight's: when its leader claimed it
+								 * (if it has lead_times) */
 	CacheLeaderTimes lead_times;	/* singleflight's: its leader's constants */
 	uint64		queryid;		/* for per-statement counters
 								 * (sfcache.statements) */

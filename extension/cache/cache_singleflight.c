@@ -40,17 +40,27 @@
  * notice when herds come back). Until its followers have told either way,
  * it follows only a leader whose timestamp, timestamptz and date constants
  * are near its own (near_leader(): within a second plus the leader's age,
- * as the clocks of one herd's clients are): a first herd whose constants
- * were drawn over minutes leads an entry each at once, where it used to
- * wait for the first leader's whole run only to find itself outside.
+ * as the clocks of one herd's clients are), and one far leader in
+ * FOLLOW_SAMPLE_EVERY (wide windows may hold constants far apart): a first
+ * herd whose constants were drawn over minutes leads an entry each at
+ * once, where it used to wait for the first leader's whole run only to
+ * find itself outside.
+ *
+ * A follower's registration is with one claim of the slot (its claim
+ * count): a leader that abandons sets the waiters to zero, and another
+ * backend may claim the slot again for the same key before a follower
+ * wakes; that follower is not among the new leader's waiters, so it
+ * registers with that claim (or reads its result unregistered).
  *
  * In coalesce mode, and for a key not admitted (cache_admit.c), a
  * published entry is transient: the last follower to read it removes it.
  *
  * In observe mode every transition is as in on mode (a leader registers,
  * publishes and keeps its result) except serving: a lookup that finds a
- * current entry holding it, or a leader computing, says so and copies
- * nothing, registers as no follower and never sleeps.
+ * current entry holding it, or a leader computing that on mode would
+ * follow, says so and copies nothing, registers as no follower and never
+ * sleeps; one that on mode would not follow leads. (Observers record no
+ * follows, so the follow verdict learns from on-mode sessions only.)
  *
  * Locking: every transition holds the partition lock of the entry's key
  * (CacheStorePartitionLock) exclusively; a lookup holds it shared. A
@@ -73,8 +83,8 @@
 
 /*
  * One execution in this many of a windowed statement whose followers lately
- * landed outside their leaders' windows follows a (near) leader all the
- * same.
+ * landed outside their leaders' windows follows a near leader all the same;
+ * of one whose follows have not told yet, a far leader.
  */
 #define FOLLOW_SAMPLE_EVERY 16
 
@@ -122,7 +132,9 @@ claim(CacheEntry *fresh, CacheKey key, uint32 hashcode, uint64 queryid,
 	fresh->leader_pid = MyProcPid;
 	fresh->waiters = 0;
 	fresh->queryid = queryid;
-	fresh->claimed_at = GetCurrentTimestamp();
+	fresh->claim++;
+	/* its age matters only to lookups comparing its time constants */
+	fresh->claimed_at = times->n > 0 ? GetCurrentTimestamp() : 0;
 	fresh->lead_times = *times;
 	return true;
 }
@@ -264,14 +276,14 @@ typedef enum Found
 
 /*
  * Transition ready -> served: copy a current entry's result. Otherwise say
- * what the key holds (*computing: its entry, if computing, when its leader
- * claimed it and whether it is near_leader(); *recent: a result outside
- * the windows that was read since the last clock sweep).
+ * what the key holds (*computing: its entry, if computing, its leader's
+ * claim and whether it is near_leader(); *recent: a result outside the
+ * windows that was read since the last clock sweep).
  */
 static Found
 serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
 			CacheWindowProbe *probe, const CacheLeaderTimes *times,
-			CacheEntry **computing, TimestampTz *claimed_at, bool *near, bool *recent)
+			CacheEntry **computing, uint32 *claim, bool *near, bool *recent)
 {
 	LWLock	   *lock = CacheStorePartitionLock(hashcode);
 	CacheEntry *e;
@@ -285,7 +297,7 @@ serve_ready(CacheKey key, uint32 hashcode, CachedResult *result,
 	if (e != NULL && e->state == CACHE_ENTRY_COMPUTING)
 	{
 		*computing = e;
-		*claimed_at = e->claimed_at;
+		*claim = e->claim;
 		*near = near_leader(e, times);
 		state = FOUND_COMPUTING;
 	}
@@ -377,18 +389,18 @@ lead(CacheKey key, uint32 hashcode, uint64 queryid, CacheWindowProbe *probe,
 
 /*
  * Transition computing -> computing with one more waiter, unless another
- * leader claimed the entry since the lookup saw it (claimed_at): then the
+ * leader claimed the entry since the lookup saw it (claim): then the
  * lookup decides again whether to follow that one.
  */
 static bool
-register_follower(CacheEntry *e, CacheKey key, TimestampTz claimed_at)
+register_follower(CacheEntry *e, CacheKey key, uint32 claim)
 {
 	LWLock	   *lock = CacheStorePartitionLock(CacheStoreHashKey(key));
 	bool		registered = false;
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
 	if (e->state == CACHE_ENTRY_COMPUTING && keys_equal(e->key, key) &&
-		e->claimed_at == claimed_at)
+		e->claim == claim)
 	{
 		e->waiters++;
 		registered = true;
@@ -402,13 +414,18 @@ register_follower(CacheEntry *e, CacheKey key, TimestampTz claimed_at)
  * lock of the follower's key (not of whatever key the slot holds now: while
  * the slot holds that key, that lock protects it, and it is the lock under
  * which the slot's last_key was written when that key was removed). The
- * registration is dropped unless the entry is still computing.
+ * registration is dropped unless the entry is still computing. A
+ * registration is with one claim of the slot (*claim): once that leader
+ * abandoned it (the waiters set to zero), another backend may have
+ * claimed it again for the same key, and this follower is not among its
+ * waiters: it registers with that claim, or reads its result unregistered.
  */
 static FollowResult
-follower_check(CacheEntry *e, CacheKey key, CachedResult *result, CacheWindowProbe *probe,
-			   CacheBypass *why)
+follower_check(CacheEntry *e, CacheKey key, uint32 *claim, CachedResult *result,
+			   CacheWindowProbe *probe, CacheBypass *why)
 {
 	CacheStat	why_not;
+	bool		registered = e->claim == *claim;
 	bool		served;
 
 	if (!keys_equal(e->key, key) || e->state == CACHE_ENTRY_FREE)
@@ -422,9 +439,17 @@ follower_check(CacheEntry *e, CacheKey key, CachedResult *result, CacheWindowPro
 		return FOLLOW_RETRY;
 	}
 	if (e->state == CACHE_ENTRY_COMPUTING)
+	{
+		if (!registered)
+		{
+			e->waiters++;
+			*claim = e->claim;
+		}
 		return FOLLOW_WAITING;
+	}
 
-	e->waiters--;
+	if (registered)
+		e->waiters--;
 	if (!CacheStoreEntryIsCurrent(e, GetCurrentTimestamp(), &why_not))
 		return FOLLOW_RETRY;
 	/* a leader's result for constants outside its windows: run (lead) */
@@ -438,12 +463,13 @@ follower_check(CacheEntry *e, CacheKey key, CachedResult *result, CacheWindowPro
 
 /* Drop a registration when giving up on waiting (timeout or error). */
 static void
-unregister_follower(CacheEntry *e, CacheKey key)
+unregister_follower(CacheEntry *e, CacheKey key, uint32 claim)
 {
 	LWLock	   *lock = CacheStorePartitionLock(CacheStoreHashKey(key));
 
 	LWLockAcquire(lock, LW_EXCLUSIVE);
-	if (keys_equal(e->key, key) && e->state != CACHE_ENTRY_FREE && e->waiters > 0)
+	if (keys_equal(e->key, key) && e->state != CACHE_ENTRY_FREE && e->claim == claim &&
+		e->waiters > 0)
 		e->waiters--;
 	LWLockRelease(lock);
 }
@@ -457,12 +483,13 @@ ms_left(TimestampTz start)
 
 /* Sleep on the entry until its leader ends, the key changes, or time runs out. */
 static FollowResult
-wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz claimed_at, TimestampTz start,
+wait_for_leader(CacheEntry *e, CacheKey key, uint32 claim, TimestampTz start,
 				CachedResult *result, CacheWindowProbe *probe, CacheBypass *why)
 {
 	FollowResult r = FOLLOW_WAITING;
+	volatile uint32 registered_claim = claim;	/* read in PG_CATCH */
 
-	if (!register_follower(e, key, claimed_at))
+	if (!register_follower(e, key, claim))
 		return FOLLOW_RETRY;
 
 	PG_TRY();
@@ -472,10 +499,12 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz claimed_at, TimestampTz
 		for (;;)
 		{
 			LWLock	   *lock = CacheStorePartitionLock(CacheStoreHashKey(key));
+			uint32		now_claim = registered_claim;
 			long		left;
 
 			LWLockAcquire(lock, LW_EXCLUSIVE);
-			r = follower_check(e, key, result, probe, why);
+			r = follower_check(e, key, &now_claim, result, probe, why);
+			registered_claim = now_claim;
 			LWLockRelease(lock);
 			if (r != FOLLOW_WAITING)
 				break;
@@ -488,7 +517,7 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz claimed_at, TimestampTz
 	PG_CATCH();
 	{
 		ConditionVariableCancelSleep();
-		unregister_follower(e, key);
+		unregister_follower(e, key, registered_claim);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();
@@ -496,7 +525,7 @@ wait_for_leader(CacheEntry *e, CacheKey key, TimestampTz claimed_at, TimestampTz
 
 	if (r == FOLLOW_WAITING)
 	{
-		unregister_follower(e, key);
+		unregister_follower(e, key, registered_claim);
 		*why = CACHE_BYPASS_WAIT_TIMEOUT;
 		CacheStatsCount(CACHE_STAT_WAIT_TIMEOUTS, e->queryid);
 		r = FOLLOW_RUN_ALONE;
@@ -549,7 +578,7 @@ typedef struct EntriesScan
 	CacheEntry *computing;		/* an entry a leader runs, if any: the first
 								 * near_leader() one, else the first */
 	CacheKey	computing_key;
-	TimestampTz computing_claimed_at;
+	uint32		computing_claim;
 	bool		computing_near;
 	int			lead_at;		/* a free entry, else one outside the windows
 								 * (not read lately first), else -1 */
@@ -565,18 +594,18 @@ scan_entries(CacheKey key, int nentries, CachedResult *result, CacheWindowProbe 
 	int			recent_at = -1;
 
 	scan->computing = NULL;
-	scan->computing_claimed_at = 0;
+	scan->computing_claim = 0;
 	scan->computing_near = false;
 	for (int i = 0; i < nentries; i++)
 	{
 		CacheKey	k = window_entry_key(key, i);
 		CacheEntry *c;
-		TimestampTz claimed_at;
-		bool		near;
-		bool		recent;
+		uint32		claim = 0;
+		bool		near = false;
+		bool		recent = false;
 
 		switch (serve_ready(k, CacheStoreHashKey(k), result, probe, times, &c,
-							&claimed_at, &near, &recent))
+							&claim, &near, &recent))
 		{
 			case FOUND_SERVED:
 				*entry_key = k;
@@ -586,7 +615,7 @@ scan_entries(CacheKey key, int nentries, CachedResult *result, CacheWindowProbe 
 				{
 					scan->computing = c;
 					scan->computing_key = k;
-					scan->computing_claimed_at = claimed_at;
+					scan->computing_claim = claim;
 					scan->computing_near = near;
 				}
 				break;
@@ -669,11 +698,18 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 			{
 				asked = true;
 				verdict = CacheStatsFollowVerdict(queryid);
-				sampled = verdict == CACHE_FOLLOW_DOES_NOT_PAY &&
+				sampled = verdict != CACHE_FOLLOW_PAYS &&
 					++follows_skipped % FOLLOW_SAMPLE_EVERY == 0;
 			}
+
+			/*
+			 * Unknown: a near leader, or a sampled far one (wide windows may
+			 * hold constants far apart: only a follow tells). Does not pay: a
+			 * sampled near one, to notice when herds come back.
+			 */
 			follows = verdict == CACHE_FOLLOW_PAYS ||
-				(scan.computing_near && (verdict == CACHE_FOLLOW_UNKNOWN || sampled));
+				(verdict == CACHE_FOLLOW_UNKNOWN && (scan.computing_near || sampled)) ||
+				(scan.computing_near && sampled);
 		}
 		/* observe mode leads where on mode would, but never waits */
 		if (follows && cache_cache_mode == CACHE_MODE_OBSERVE)
@@ -717,7 +753,7 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 			start = GetCurrentTimestamp();
 			*waited_since = start;
 		}
-		switch (wait_for_leader(scan.computing, scan.computing_key, scan.computing_claimed_at,
+		switch (wait_for_leader(scan.computing, scan.computing_key, scan.computing_claim,
 								start, result, probe, why))
 		{
 			case FOLLOW_SERVED:
