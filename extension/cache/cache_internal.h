@@ -501,7 +501,6 @@ typedef enum CacheFollowVerdict
 } CacheFollowVerdict;
 
 extern CacheFollowVerdict CacheStatsFollowVerdict(uint64 queryid);
-extern bool CacheStatsTakeWindows(uint64 queryid);
 extern uint32 CacheStatsRunMean(uint64 queryid);
 extern void CacheStatsNoteTierTime(uint64 us);
 extern uint64 CacheStatsTierMean(void);

@@ -427,7 +427,6 @@ run_as_leader(CacheScanState *state, CacheKey key, CacheKey entry_key)
 	CacheBypass standby_why = CACHE_BYPASS_NONE;
 	int			ttl_s = CacheStatementTtl(state->priv.ttl_override_s, state->priv.ttl_default);
 	bool		keep = false;
-	bool		ranges = false; /* windows computed, not points */
 	CacheWindowWatch *watch = NULL;
 	instr_time	started;
 
@@ -472,18 +471,15 @@ run_as_leader(CacheScanState *state, CacheKey key, CacheKey entry_key)
 		keep = storable && standby_why == CACHE_BYPASS_NONE &&
 			(cache_cache_mode == CACHE_MODE_ON || cache_cache_mode == CACHE_MODE_OBSERVE) &&
 			CacheAdmitRecordMiss(key);
-		/* and only while the statement's windows pay for them */
-		ranges = keep && state->probe != NULL &&
-			CacheStatsTakeWindows(state->priv.query->queryId);
 		INSTR_TIME_SET_CURRENT(started);
 		run_child(state, GetActiveSnapshot(), (DestReceiver *) rr,
-				  ranges ? &watch : NULL);
+				  keep && state->probe != NULL ? &watch : NULL);
 		state->exec_us = us_since(&started);
 		/* the windows, with the snapshot the result used */
 		if (storable && rr->spill == NULL)
 		{
 			INSTR_TIME_SET_CURRENT(started);
-			CacheWindowsCompute(state->probe, watch, ranges, estate->es_param_list_info,
+			CacheWindowsCompute(state->probe, watch, keep, estate->es_param_list_info,
 								GetActiveSnapshot(), state->priv.query->queryId,
 								&state->windows);
 			state->window_us = us_since(&started);

@@ -82,11 +82,6 @@ typedef struct StatementStats
 	/* windowed statements: followers a leader's windows held, and not */
 	uint16		follows_served;
 	uint16		follows_outside;
-	/* and whether computing windows pays (CacheStatsTakeWindows) */
-	uint16		windows_leaders;	/* leaders that computed them, this window */
-	uint8		windows_streak; /* verdicts "does not pay" in a row, up to 3 */
-	uint32		windows_off_left;	/* leaders still to compute none */
-	uint64		windows_hits_base;	/* window hits when this window began */
 	uint8		hll[HLL_REGISTERS];
 	uint8		nsmall;			/* distinct keys counted exactly, or
 								 * SMALL_KEYS + 1: more, estimated */
@@ -499,66 +494,6 @@ CacheStatsFollowVerdict(uint64 queryid)
 	if (queryid != 0)
 		WITH_STATEMENT(queryid, s, verdict = follow_verdict(s));
 	return verdict;
-}
-
-/*
- * Do a windowed statement's windows pay for computing them? They cost a
- * leader the watch on its scan (two comparisons a row read, about a tenth
- * of a sequential scan's time, hidden in its own run, where the cold
- * verdict does not see it) or index probes. They pay while they serve at
- * least one execution (a window hit) per WINDOWS_PAY_PER leaders that
- * computed them, counted over windows of WINDOWS_LEADERS such leaders: a
- * statement whose constants spread over far more windows than its entries
- * hold (`now` drawn at random over minutes, on a table where a window is
- * a few seconds wide) does not. Its next WINDOWS_OFF_RUNS times as many
- * leaders (doubled for each such verdict in a row, up to
- * WINDOWS_MAX_DOUBLINGS times) compute none: their windows are points, as
- * for a result that will not be kept (cache_window_bounds.c); then it
- * computes them again for a window, to see whether that changed.
- */
-#define WINDOWS_LEADERS 16
-#define WINDOWS_PAY_PER 8
-#define WINDOWS_OFF_RUNS 15
-#define WINDOWS_MAX_DOUBLINGS 3
-
-static inline void
-take_windows(StatementStats *s, bool *compute)
-{
-	uint64		hits;
-
-	if (s->windows_off_left > 0)
-	{
-		*compute = false;
-		if (--s->windows_off_left == 0)
-		{
-			s->windows_leaders = 0;
-			s->windows_hits_base = s->counters[CACHE_STAT_WINDOW_HITS];
-		}
-		return;
-	}
-	if (++s->windows_leaders < WINDOWS_LEADERS)
-		return;
-	hits = s->counters[CACHE_STAT_WINDOW_HITS] - s->windows_hits_base;
-	if (hits * WINDOWS_PAY_PER < s->windows_leaders)
-	{
-		s->windows_off_left = (WINDOWS_LEADERS * WINDOWS_OFF_RUNS) << s->windows_streak;
-		s->windows_streak = Min(s->windows_streak + 1, WINDOWS_MAX_DOUBLINGS);
-	}
-	else
-		s->windows_streak = 0;
-	s->windows_leaders = 0;
-	s->windows_hits_base = s->counters[CACHE_STAT_WINDOW_HITS];
-}
-
-/* Is this leader of a windowed statement to compute its windows? */
-bool
-CacheStatsTakeWindows(uint64 queryid)
-{
-	bool		compute = true;
-
-	if (queryid != 0)
-		WITH_STATEMENT(queryid, s, take_windows(s, &compute));
-	return compute;
 }
 
 /*
