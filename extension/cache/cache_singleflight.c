@@ -637,6 +637,85 @@ scan_entries(CacheKey key, int nentries, CachedResult *result, CacheWindowProbe 
 	return false;
 }
 
+/* The statement's follow verdict, as one lookup asked for it. */
+typedef struct FollowAsk
+{
+	bool		asked;			/* asked since the lookup began or last landed
+								 * outside a leader's windows */
+	CacheFollowVerdict verdict;
+	bool		sampled;		/* one lookup in FOLLOW_SAMPLE_EVERY */
+} FollowAsk;
+
+/*
+ * May a windowed lookup follow a computing leader, near_leader() or not?
+ * While following pays, any; while that is unknown, a near one, or a
+ * sampled far one (wide windows may hold constants far apart: only a
+ * follow tells); while it does not pay, a sampled near one, to notice when
+ * herds come back.
+ */
+static bool
+may_follow(uint64 queryid, FollowAsk *ask, bool near)
+{
+	static uint32 follows_skipped = 0;
+
+	if (!ask->asked)
+	{
+		ask->asked = true;
+		ask->verdict = CacheStatsFollowVerdict(queryid);
+		ask->sampled = ask->verdict != CACHE_FOLLOW_PAYS &&
+			++follows_skipped % FOLLOW_SAMPLE_EVERY == 0;
+	}
+	switch (ask->verdict)
+	{
+		case CACHE_FOLLOW_PAYS:
+			return true;
+		case CACHE_FOLLOW_UNKNOWN:
+			return near || ask->sampled;
+		case CACHE_FOLLOW_DOES_NOT_PAY:
+			return near && ask->sampled;
+	}
+	return true;
+}
+
+/*
+ * Lead the entry the scan chose (transition to computing). False (*outcome
+ * unset) if another backend was first: look the key up again.
+ */
+static bool
+lead_scanned(CacheKey key, const EntriesScan *scan, uint64 queryid, CacheWindowProbe *probe,
+			 const CacheLeaderTimes *times, bool waited, CacheKey *entry_key,
+			 CacheBypass *why, CacheOutcome *outcome)
+{
+	CacheKey	k;
+
+	if (scan->lead_at < 0)
+	{
+		/* every entry is computing or still to be read by followers */
+		*why = CACHE_BYPASS_OUTSIDE_WINDOW;
+		*outcome = CACHE_RUN_UNCACHED;
+		return true;
+	}
+	k = window_entry_key(key, scan->lead_at);
+	switch (lead(k, CacheStoreHashKey(k), queryid, probe, times))
+	{
+		case LEAD_OK:
+			*entry_key = k;
+			CacheStatsCount(CACHE_STAT_MISSES, queryid);
+			if (waited)
+				CacheStatsCount(CACHE_STAT_HANDOFFS, queryid);
+			*outcome = CACHE_LEADER;
+			return true;
+		case LEAD_NO_SLOT:
+			*why = CACHE_BYPASS_NO_MEMORY;
+			*outcome = CACHE_RUN_UNCACHED;
+			return true;
+		case LEAD_STILL_READ:
+		case LEAD_TAKEN:
+			break;
+	}
+	return false;
+}
+
 /*
  * Look a key up. On CACHE_HIT and CACHE_FOLLOWER_HIT, *result holds the rows;
  * on CACHE_LEADER the caller must end with CacheSingleflightPublish() or
@@ -666,15 +745,12 @@ static CacheOutcome
 lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 	   CacheWindowProbe *probe, CacheBypass *why, TimestampTz *waited_since)
 {
-	static uint32 follows_skipped = 0;
 	int			nentries = probe != NULL ? CACHE_WINDOW_ENTRIES : 1;
 	TimestampTz start = 0;
 	bool		waited = false;
 	int			outside = 0;	/* leaders followed whose windows did not hold
 								 * it */
-	bool		asked = false;	/* the statement's follow verdict, once asked */
-	CacheFollowVerdict verdict = CACHE_FOLLOW_UNKNOWN;
-	bool		sampled = false;
+	FollowAsk	ask = {false, CACHE_FOLLOW_UNKNOWN, false};
 	CacheLeaderTimes times;
 
 	probe_times(probe, &times);
@@ -682,6 +758,7 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 	{
 		EntriesScan scan;
 		bool		follows;
+		CacheOutcome outcome;
 
 		if (scan_entries(key, nentries, result, probe, &times, &scan, entry_key))
 		{
@@ -691,55 +768,17 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 			return CACHE_HIT;
 		}
 		CHECK_FOR_INTERRUPTS();
-		follows = scan.computing != NULL && outside < 2;
-		if (follows && probe != NULL)
-		{
-			if (!asked)
-			{
-				asked = true;
-				verdict = CacheStatsFollowVerdict(queryid);
-				sampled = verdict != CACHE_FOLLOW_PAYS &&
-					++follows_skipped % FOLLOW_SAMPLE_EVERY == 0;
-			}
-
-			/*
-			 * Unknown: a near leader, or a sampled far one (wide windows may
-			 * hold constants far apart: only a follow tells). Does not pay: a
-			 * sampled near one, to notice when herds come back.
-			 */
-			follows = verdict == CACHE_FOLLOW_PAYS ||
-				(verdict == CACHE_FOLLOW_UNKNOWN && (scan.computing_near || sampled)) ||
-				(scan.computing_near && sampled);
-		}
+		follows = scan.computing != NULL && outside < 2 &&
+			(probe == NULL || may_follow(queryid, &ask, scan.computing_near));
 		/* observe mode leads where on mode would, but never waits */
 		if (follows && cache_cache_mode == CACHE_MODE_OBSERVE)
 			return CACHE_OBSERVED_FOLLOWER;
 		if (!follows)
 		{
-			CacheKey	k;
-
-			if (scan.lead_at < 0)
-			{
-				/* every entry is computing or still to be read by followers */
-				*why = CACHE_BYPASS_OUTSIDE_WINDOW;
-				return CACHE_RUN_UNCACHED;
-			}
-			k = window_entry_key(key, scan.lead_at);
-			switch (lead(k, CacheStoreHashKey(k), queryid, probe, &times))
-			{
-				case LEAD_OK:
-					*entry_key = k;
-					CacheStatsCount(CACHE_STAT_MISSES, queryid);
-					if (waited)
-						CacheStatsCount(CACHE_STAT_HANDOFFS, queryid);
-					return CACHE_LEADER;
-				case LEAD_NO_SLOT:
-					*why = CACHE_BYPASS_NO_MEMORY;
-					return CACHE_RUN_UNCACHED;
-				case LEAD_STILL_READ:
-				case LEAD_TAKEN:
-					continue;
-			}
+			if (lead_scanned(key, &scan, queryid, probe, &times, waited, entry_key, why,
+							 &outcome))
+				return outcome;
+			continue;
 		}
 
 		if (cache_wait_timeout_ms <= 0)
@@ -768,7 +807,7 @@ lookup(CacheKey key, CacheKey *entry_key, uint64 queryid, CachedResult *result,
 				outside++;
 				CacheStatsNoteFollow(queryid, false);
 				/* that may have settled the verdict */
-				asked = false;
+				ask.asked = false;
 				break;
 			case FOLLOW_RETRY:
 			case FOLLOW_WAITING:

@@ -473,8 +473,8 @@ CacheStatsNoteFollow(uint64 queryid, bool served)
  * themselves outside the leader's windows no more often than inside (a few
  * more allowed); otherwise it does not (constants spread over more windows
  * than a herd shares): waiting for a leader then only delays the execution
- * that runs anyway. Not "both counters zero": one sampled follower found
- * outside would otherwise make it pay again.
+ * that runs anyway. Unknown is not "both counters zero": with that, one
+ * sampled follower found outside would make it pay (1 <= 0 + slack).
  */
 static inline CacheFollowVerdict
 follow_verdict(const StatementStats *s)
