@@ -52,6 +52,16 @@
  * wakes; that follower is not among the new leader's waiters, so it
  * registers with that claim (or reads its result unregistered).
  *
+ * A windowed key has CACHE_WINDOW_ENTRIES entries, one window each. A miss
+ * that does not follow leads a free one or, only while no other leader of
+ * the key computes, replaces one outside its windows; with a leader
+ * computing and none free it runs by itself. A leader that has published
+ * releases the key's other entries whose windows hold its constants
+ * (copies of its window by leaders that ran side by side). So misses that
+ * share a window without following one another (far constants, which only
+ * the leaders' scans could tell apart) do not crowd other windows out of
+ * the entries.
+ *
  * In coalesce mode, and for a key not admitted (cache_admit.c), a
  * published entry is transient: the last follower to read it removes it.
  *
@@ -99,6 +109,11 @@
 /* The entry this backend leads, if any, for clean-up on error or exit. */
 static CacheEntry *leading = NULL;
 static CacheKey leading_key;
+
+/* A windowed leader's key, its entry's index and its constants. */
+static CacheKey leading_base;
+static int	leading_index;
+static CacheWindowProbe *leading_probe;
 
 typedef enum FollowResult
 {
@@ -572,6 +587,34 @@ window_entry_key(CacheKey key, int i)
 	return key;
 }
 
+/*
+ * Once a windowed key's leader has published, release the key's other
+ * ready entries whose windows hold its constants: copies of the same window
+ * by leaders that ran side by side (each read on an older snapshot than
+ * this one), whose slots are better left to other windows. Only when its
+ * own windows are all ranges (a point would be narrower than the copy it
+ * replaced); entries that followers have yet to read stay.
+ */
+static void
+release_copies(CacheKey base, int mine, CacheWindowProbe *probe)
+{
+	for (int i = 0; i < CACHE_WINDOW_ENTRIES; i++)
+	{
+		CacheKey	k = window_entry_key(base, i);
+		uint32		hashcode = CacheStoreHashKey(k);
+		LWLock	   *lock = CacheStorePartitionLock(hashcode);
+		CacheEntry *e;
+
+		if (i == mine)
+			continue;
+		LWLockAcquire(lock, LW_EXCLUSIVE);
+		e = CacheStoreLookup(k, hashcode);
+		if (e != NULL && entry_evictable(e) && !e->transient && in_windows(e, probe))
+			release(e, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
+		LWLockRelease(lock);
+	}
+}
+
 /* A lookup of a key's window entries: what it found, and where it may lead. */
 typedef struct EntriesScan
 {
@@ -580,8 +623,9 @@ typedef struct EntriesScan
 	CacheKey	computing_key;
 	uint32		computing_claim;
 	bool		computing_near;
-	int			lead_at;		/* a free entry, else one outside the windows
-								 * (not read lately first), else -1 */
+	int			lead_at;		/* a free entry, else (while none computes)
+								 * one outside the windows, not read lately
+								 * first, else -1 */
 } EntriesScan;
 
 /* Look each entry up: true (and the rows) if one serves this execution. */
@@ -633,7 +677,20 @@ scan_entries(CacheKey key, int nentries, CachedResult *result, CacheWindowProbe 
 				break;
 		}
 	}
-	scan->lead_at = free_at >= 0 ? free_at : old_at >= 0 ? old_at : recent_at;
+
+	/*
+	 * A result is replaced only while no other leader of the key computes:
+	 * misses that do not follow one another may share a window all the same
+	 * (only the leaders' scans tell), and each would replace another window's
+	 * result with a copy of the same one. Such a miss runs by itself, as
+	 * PostgreSQL would, and pays neither windows nor a store.
+	 */
+	if (free_at >= 0)
+		scan->lead_at = free_at;
+	else if (scan->computing != NULL)
+		scan->lead_at = -1;
+	else
+		scan->lead_at = old_at >= 0 ? old_at : recent_at;
 	return false;
 }
 
@@ -690,7 +747,7 @@ lead_scanned(CacheKey key, const EntriesScan *scan, uint64 queryid, CacheWindowP
 
 	if (scan->lead_at < 0)
 	{
-		/* every entry is computing or still to be read by followers */
+		/* none to lead (scan_entries): run as PostgreSQL would */
 		*why = CACHE_BYPASS_OUTSIDE_WINDOW;
 		*outcome = CACHE_RUN_UNCACHED;
 		return true;
@@ -700,6 +757,9 @@ lead_scanned(CacheKey key, const EntriesScan *scan, uint64 queryid, CacheWindowP
 	{
 		case LEAD_OK:
 			*entry_key = k;
+			leading_base = key;
+			leading_index = scan->lead_at;
+			leading_probe = probe;
 			CacheStatsCount(CACHE_STAT_MISSES, queryid);
 			if (waited)
 				CacheStatsCount(CACHE_STAT_HANDOFFS, queryid);
@@ -903,6 +963,9 @@ CacheSingleflightPublish(CacheKey key, const CacheGenSnapshot *gens,
 		CacheStatsStored(leading->queryid, size);
 	leading = NULL;
 	LWLockRelease(lock);
+	if (!transient && leading_probe != NULL &&
+		CacheWindowsAllRanges(windows->data, windows->len, leading_probe))
+		release_copies(leading_base, leading_index, leading_probe);
 	return transient ? unkept : CACHE_BYPASS_NONE;
 }
 

@@ -482,6 +482,39 @@ CacheWindowsContain(const char *windows, Size len, CacheWindowProbe *probe)
 	return true;
 }
 
+/*
+ * Is every constant of these windows (probe's statement's) a range, none a
+ * point? Only then may they stand in for another entry's that hold the
+ * same constants (cache_singleflight.c): a point would be narrower.
+ */
+bool
+CacheWindowsAllRanges(const char *windows, Size len, const CacheWindowProbe *probe)
+{
+	Size		pos = 0;
+
+	for (int i = 0; i < probe->n; i++)
+	{
+		WindowHeader h;
+		uint32		image_len;
+
+		if (pos + sizeof(h) > len)
+			return false;
+		memcpy(&h, windows + pos, sizeof(h));
+		pos = MAXALIGN(pos + sizeof(h));
+		if (h.kind == WINDOW_KEYED)
+			continue;
+		if (h.kind == WINDOW_POINT)
+			return false;
+		/* only skipped: by value or not makes no difference to the length */
+		(void) read_image(windows, &pos, false, &image_len);
+		if (h.lo != BOUND_OPEN)
+			(void) read_image(windows, &pos, false, &image_len);
+		if (h.hi != BOUND_OPEN)
+			(void) read_image(windows, &pos, false, &image_len);
+	}
+	return true;
+}
+
 /* ---- EXPLAIN ---- */
 
 static const char *
