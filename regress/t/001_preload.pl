@@ -103,12 +103,17 @@ ok($node->poll_query_until('postgres',
 	'a terminated bus worker is started again');
 
 # A clean shutdown logs no FATAL nor ERROR of sfcache's (its bus worker
-# runs even without Redis, and stops at the shutdown request).
+# runs even without Redis, and stops at the shutdown request). A client
+# backend that has yet to read its psql's goodbye when the fast shutdown
+# comes (a loaded machine) logs PostgreSQL's own "terminating connection
+# due to administrator command": not sfcache's, so not counted.
 my $log_offset = -s $node->logfile;
 $node->restart;
 $node->stop;
 my $shutdown_log = slurp_file($node->logfile, $log_offset);
 like($shutdown_log, qr/database system is shut down/, 'the server was shut down cleanly');
-unlike($shutdown_log, qr/(?:FATAL|ERROR|PANIC):/, 'a clean start and shutdown log no FATAL or ERROR');
+my @bad_lines = grep { !/FATAL:  terminating connection due to administrator command$/ }
+  grep { /(?:FATAL|ERROR|PANIC):/ } split /\n/, $shutdown_log;
+is(join("\n", @bad_lines), '', 'a clean start and shutdown log no FATAL or ERROR');
 
 done_testing();
