@@ -510,6 +510,8 @@ extern void CacheColdNoteDecided(const PlannedStmt *stmt);
 extern void CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us,
 							 uint64 window_us, uint64 cost_us);
 extern void CacheStatsBypass(CacheBypass why, uint64 queryid);
+extern void CacheStatsRanAlone(CacheBypass why, uint64 queryid, uint64 exec_us,
+							   uint64 cost_us);
 extern void CacheStatsStored(uint64 queryid, Size bytes);
 extern void CacheStatsRegisterStatement(uint64 queryid, const char *source, int location,
 										int length);

@@ -291,18 +291,32 @@ time_in_cache(CacheScanState *state)
 	return total > other ? total - other : 0;
 }
 
-/* Run the saved query without the cache, with the statement's own snapshot. */
+/*
+ * Run the saved query without the cache, with the statement's own snapshot.
+ * After a lookup (looked_up: no entry to lead, a wait timeout, no memory)
+ * it is also an execution the cache did not serve, with its run and its
+ * time in the cache, for the cold verdict.
+ */
 static void
-run_uncached(CacheScanState *state, CacheBypass why)
+run_uncached(CacheScanState *state, CacheBypass why, bool looked_up)
 {
 	EState	   *estate = state->css.ss.ps.state;
 	CacheResultReceiver *rr = CacheResultReceiverCreate(0);
+	instr_time	started;
 
 	state->outcome = CACHE_RUN_UNCACHED;
 	state->bypass = why;
-	CacheStatsBypass(why, state->priv.query->queryId);
+	if (!looked_up)
+		CacheStatsBypass(why, state->priv.query->queryId);
+	INSTR_TIME_SET_CURRENT(started);
 	run_child(state, estate->es_snapshot, (DestReceiver *) rr, NULL);
 	state->spill = rr->spill;
+	if (looked_up)
+	{
+		state->exec_us = us_since(&started);
+		CacheStatsRanAlone(why, state->priv.query->queryId, state->exec_us,
+						   time_in_cache(state));
+	}
 }
 
 /*
@@ -540,7 +554,7 @@ resolve(CacheScanState *state)
 		why = CACHE_BYPASS_NOT_SELECT;
 	if (why != CACHE_BYPASS_NONE)
 	{
-		run_uncached(state, why);
+		run_uncached(state, why, false);
 		return;
 	}
 
@@ -581,7 +595,7 @@ resolve(CacheScanState *state)
 			run_as_leader(state, key, entry_key);
 			break;
 		case CACHE_RUN_UNCACHED:
-			run_uncached(state, why);
+			run_uncached(state, why, true);
 			break;
 		case CACHE_OBSERVED_HIT:
 		case CACHE_OBSERVED_FOLLOWER:

@@ -656,6 +656,23 @@ CacheStatsAddTime(CacheTime time, uint64 queryid, uint64 us)
 		WITH_STATEMENT(queryid, s, s->times_us[time] += us);
 }
 
+/*
+ * An execution that looked its key up, then ran by itself (why): a bypass,
+ * and for the cold verdict an execution not served, with its run and its
+ * time in the cache, as a leader's. Misses that run alone instead of
+ * leading (cache_singleflight.c's lead rule) cost what a leader costs but
+ * its store and windows: uncounted, a statement whose misses mostly run
+ * alone looked as if its few leaders' hits paid for all of them.
+ */
+void
+CacheStatsRanAlone(CacheBypass why, uint64 queryid, uint64 exec_us, uint64 cost_us)
+{
+	pg_atomic_fetch_add_u64(&stats->bypasses[why], 1);
+	if (queryid != 0)
+		WITH_STATEMENT(queryid, s, (s->bypasses++, s->last_bypass = why,
+									cold_window_note(s, false, cost_us, exec_us)));
+}
+
 void
 CacheStatsBypass(CacheBypass why, uint64 queryid)
 {
