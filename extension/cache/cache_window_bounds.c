@@ -390,6 +390,17 @@ CacheRegisterWindowStarvedCallback(CacheWindowStarvedCallback callback)
 
 /* ---- at a lookup ---- */
 
+/* The header at *pos, if the string holds one; advances *pos past it. */
+static inline bool
+read_header(const char *windows, Size len, Size *pos, WindowHeader *h)
+{
+	if (*pos + sizeof(*h) > len)
+		return false;
+	memcpy(h, windows + *pos, sizeof(*h));
+	*pos = MAXALIGN(*pos + sizeof(*h));
+	return true;
+}
+
 static bool
 inside(const CacheWindowValue *v, Datum bound, BoundKind kind, bool lower)
 {
@@ -441,10 +452,8 @@ CacheWindowsContain(const char *windows, Size len, CacheWindowProbe *probe)
 		int16		collen;
 		bool		colbyval;
 
-		if (pos + sizeof(h) > len)
+		if (!read_header(windows, len, &pos, &h))
 			return false;
-		memcpy(&h, windows + pos, sizeof(h));
-		pos = MAXALIGN(pos + sizeof(h));
 		if ((h.kind == WINDOW_KEYED) != v->keyed)
 			return false;
 		if (h.kind == WINDOW_KEYED)
@@ -497,10 +506,8 @@ CacheWindowsAllRanges(const char *windows, Size len, const CacheWindowProbe *pro
 		WindowHeader h;
 		uint32		image_len;
 
-		if (pos + sizeof(h) > len)
+		if (!read_header(windows, len, &pos, &h))
 			return false;
-		memcpy(&h, windows + pos, sizeof(h));
-		pos = MAXALIGN(pos + sizeof(h));
 		if (h.kind == WINDOW_KEYED)
 			continue;
 		if (h.kind == WINDOW_POINT)
