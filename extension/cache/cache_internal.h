@@ -173,7 +173,8 @@ extern void CacheWindowsCompute(const CacheWindowProbe *probe, const CacheWindow
 								bool ranges, ParamListInfo params, Snapshot snapshot,
 								uint64 queryid, StringInfo out);
 extern bool CacheWindowsContain(const char *windows, Size len, CacheWindowProbe *probe);
-extern bool CacheWindowsAllRanges(const char *windows, Size len, const CacheWindowProbe *probe);
+extern bool CacheWindowsSame(const char *a, Size alen, const char *b, Size blen,
+							 const CacheWindowProbe *probe);
 extern void CacheWindowsExplain(const CacheWindowProbe *probe, const char *windows,
 								Size len, ExplainState *es);
 

@@ -56,8 +56,8 @@
  * that does not follow leads a free one or, only while no other leader of
  * the key computes, replaces one outside its windows; with a leader
  * computing and none free it runs by itself. A leader that has published
- * releases the key's other entries whose windows hold its constants
- * (copies of its window by leaders that ran side by side). So misses that
+ * releases the key's other entries with the same windows, published before
+ * its own (copies by leaders that ran side by side). So misses that
  * share a window without following one another (far constants, which only
  * the leaders' scans could tell apart) do not crowd other windows out of
  * the entries.
@@ -588,15 +588,34 @@ window_entry_key(CacheKey key, int i)
 }
 
 /*
+ * Is e a copy of a window just published (windows, expiring at
+ * published): a ready result, that no follower has yet to read, published
+ * before it, with the same windows? Caller holds e's partition lock.
+ */
+static bool
+is_copy(CacheEntry *e, const StringInfoData *windows, TimestampTz published,
+		const CacheWindowProbe *probe)
+{
+	const char *theirs;
+	Size		len;
+
+	if (e == NULL || !entry_evictable(e) || e->transient || e->expires_at >= published)
+		return false;
+	theirs = CacheStoreEntryWindows(e, &len);
+	return CacheWindowsSame(windows->data, windows->len, theirs, len, probe);
+}
+
+/*
  * Once a windowed key's leader has published, release the key's other
- * ready entries whose windows hold its constants: copies of the same window
- * by leaders that ran side by side (each read on an older snapshot than
- * this one), whose slots are better left to other windows. Only when its
- * own windows are all ranges (a point would be narrower than the copy it
- * replaced); entries that followers have yet to read stay.
+ * entries that are copies of its window (is_copy): leaders that ran side
+ * by side in one window, each of whose result took an entry that another
+ * window could use. Only those published before it: two leaders each
+ * releasing the other's would leave the window with none. A shared look
+ * first, the lock taken exclusively only to release.
  */
 static void
-release_copies(CacheKey base, int mine, CacheWindowProbe *probe)
+release_copies(CacheKey base, int mine, const StringInfoData *windows,
+			   TimestampTz published, const CacheWindowProbe *probe)
 {
 	for (int i = 0; i < CACHE_WINDOW_ENTRIES; i++)
 	{
@@ -604,12 +623,18 @@ release_copies(CacheKey base, int mine, CacheWindowProbe *probe)
 		uint32		hashcode = CacheStoreHashKey(k);
 		LWLock	   *lock = CacheStorePartitionLock(hashcode);
 		CacheEntry *e;
+		bool		copy;
 
 		if (i == mine)
 			continue;
+		LWLockAcquire(lock, LW_SHARED);
+		copy = is_copy(CacheStoreLookup(k, hashcode), windows, published, probe);
+		LWLockRelease(lock);
+		if (!copy)
+			continue;
 		LWLockAcquire(lock, LW_EXCLUSIVE);
 		e = CacheStoreLookup(k, hashcode);
-		if (e != NULL && entry_evictable(e) && !e->transient && in_windows(e, probe))
+		if (is_copy(e, windows, published, probe))
 			release(e, CACHE_ABANDON_RETRY, CACHE_BYPASS_NONE);
 		LWLockRelease(lock);
 	}
@@ -913,6 +938,7 @@ CacheSingleflightPublish(CacheKey key, const CacheGenSnapshot *gens,
 	LWLock	   *lock;
 	dsa_pointer dp;
 	Size		size;
+	TimestampTz published;
 
 	Assert(leading != NULL && keys_equal(leading_key, key));
 	lock = CacheStorePartitionLock(leading->hashcode);
@@ -961,11 +987,12 @@ CacheSingleflightPublish(CacheKey key, const CacheGenSnapshot *gens,
 	ConditionVariableBroadcast(&leading->cv);
 	if (keep || cache_cache_mode == CACHE_MODE_COALESCE)
 		CacheStatsStored(leading->queryid, size);
+	published = leading->expires_at;
 	leading = NULL;
 	LWLockRelease(lock);
-	if (!transient && leading_probe != NULL &&
-		CacheWindowsAllRanges(windows->data, windows->len, leading_probe))
-		release_copies(leading_base, leading_index, leading_probe);
+	if (!transient && leading_probe != NULL)
+		release_copies(leading_base, leading_index, windows, published, leading_probe);
+	leading_probe = NULL;
 	return transient ? unkept : CACHE_BYPASS_NONE;
 }
 
@@ -985,6 +1012,7 @@ CacheSingleflightAbandon(CacheKey key, CacheAbandon how, CacheBypass why)
 	if (e == NULL || !keys_equal(leading_key, key))
 		return;
 	leading = NULL;
+	leading_probe = NULL;
 
 	lock = CacheStorePartitionLock(e->hashcode);
 	LWLockAcquire(lock, LW_EXCLUSIVE);

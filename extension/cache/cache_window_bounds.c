@@ -491,33 +491,50 @@ CacheWindowsContain(const char *windows, Size len, CacheWindowProbe *probe)
 	return true;
 }
 
+/* Read the next image of each string; with compare, are their bytes equal? */
+static bool
+next_images(const char *a, Size *apos, const char *b, Size *bpos, bool compare)
+{
+	uint32		alen;
+	uint32		blen;
+	Datum		aimage = read_image(a, apos, false, &alen);
+	Datum		bimage = read_image(b, bpos, false, &blen);
+
+	/* a by-value image's bytes are its Datum's: compared as bytes too */
+	return !compare || (alen == blen &&
+						memcmp(DatumGetPointer(aimage), DatumGetPointer(bimage), alen) == 0);
+}
+
 /*
- * Is every constant of these windows (probe's statement's) a range, none a
- * point? Only then may they stand in for another entry's that hold the
- * same constants (cache_singleflight.c): a point would be narrower.
+ * Do two entries' windows (of probe's statement) hold the same constants:
+ * the same kinds and bounds, and for a point the same constant? A copy of a
+ * window computed by another leader side by side (cache_singleflight.c)
+ * differs only in the leader's own constant, which a range does not need.
  */
 bool
-CacheWindowsAllRanges(const char *windows, Size len, const CacheWindowProbe *probe)
+CacheWindowsSame(const char *a, Size alen, const char *b, Size blen,
+				 const CacheWindowProbe *probe)
 {
-	Size		pos = 0;
+	Size		apos = 0;
+	Size		bpos = 0;
 
 	for (int i = 0; i < probe->n; i++)
 	{
-		WindowHeader h;
-		uint32		image_len;
+		WindowHeader ha;
+		WindowHeader hb;
 
-		if (!read_header(windows, len, &pos, &h))
+		if (!read_header(a, alen, &apos, &ha) || !read_header(b, blen, &bpos, &hb) ||
+			ha.kind != hb.kind || ha.lo != hb.lo || ha.hi != hb.hi)
 			return false;
-		if (h.kind == WINDOW_KEYED)
+		if (ha.kind == WINDOW_KEYED)
 			continue;
-		if (h.kind == WINDOW_POINT)
+		if (!next_images(a, &apos, b, &bpos, ha.kind == WINDOW_POINT))
 			return false;
-		/* only skipped: by value or not makes no difference to the length */
-		(void) read_image(windows, &pos, false, &image_len);
-		if (h.lo != BOUND_OPEN)
-			(void) read_image(windows, &pos, false, &image_len);
-		if (h.hi != BOUND_OPEN)
-			(void) read_image(windows, &pos, false, &image_len);
+		if (ha.kind == WINDOW_POINT)
+			continue;
+		if ((ha.lo != BOUND_OPEN && !next_images(a, &apos, b, &bpos, true)) ||
+			(ha.hi != BOUND_OPEN && !next_images(a, &apos, b, &bpos, true)))
+			return false;
 	}
 	return true;
 }
