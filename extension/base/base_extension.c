@@ -116,8 +116,12 @@ SfcExtensionInit(void)
 	SfcShmemRegister(&extension_part);
 }
 
-/* Find MyDatabaseId's slot; false before there is one. */
-static bool
+/*
+ * Find MyDatabaseId's slot; false before there is one. Not inlined, nor is
+ * extension_read_catalog(): SfcExtensionActive()'s usual answer then saves
+ * and restores no registers.
+ */
+static pg_noinline bool
 epoch_slot(void)
 {
 	if (extension_shared == NULL || !OidIsValid(MyDatabaseId))
@@ -174,7 +178,7 @@ warn_version(const char *version)
 }
 
 /* Read pg_extension again; epoch was read before. */
-static bool
+static pg_noinline bool
 extension_read_catalog(uint64 epoch)
 {
 	char	   *version;

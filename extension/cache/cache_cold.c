@@ -12,7 +12,8 @@
  *		(the child of its cache plan) in place of the cache plan, then it
  *		goes through the cache again for one window to see whether that
  *		changed. The windows are counted per statement in
- *		sfcache.statements' shared entry (cache_stats.c).
+ *		sfcache.statements' shared entry (cache_stats.c), where a backend
+ *		takes cold executions in leases of up to 16.
  *
  * A plan that nothing keeps (the simple protocol's, or a custom plan with
  * parameter values) is not even made as a cache plan while its statement

@@ -163,7 +163,7 @@ log_invalidations(void)
 static void
 announce_commit(CacheCommitPhase phase)
 {
-	CacheCommitInfo info = {0};
+	CacheCommitInfo info;
 	List	   *whole = NIL;
 	List	   *by_rows = NIL;
 
@@ -173,6 +173,7 @@ announce_commit(CacheCommitPhase phase)
 		commit_announced = true;
 	else if (!commit_announced)
 		return;
+	memset(&info, 0, sizeof(info));
 	if (phase == CACHE_COMMIT_DONE)
 	{
 		info.commit_lsn = commit_end();
@@ -199,6 +200,34 @@ forget_transaction(void)
 	CacheForgetWrites();
 }
 
+/*
+ * Before the commit of a transaction that wrote: announce it, bump, log.
+ * This and end_commit() are not inlined: a transaction that wrote nothing
+ * passes CacheXactEvent() without saving a register.
+ */
+static pg_noinline void
+begin_commit(void)
+{
+	announce_commit(CACHE_COMMIT_BEGIN);
+	bump_before_commit();
+	log_invalidations();
+	SfcTestHoldOnAdvisoryLock(cache_test_hold_commit_lock);
+}
+
+/* After the commit (or abort) of a transaction that bumped or announced. */
+static pg_noinline void
+end_commit(XactEvent event)
+{
+	if (bumped_pre_commit)
+	{
+		bump_after_commit(event == XACT_EVENT_COMMIT);
+		if (event == XACT_EVENT_COMMIT)
+			report_invalidations();
+	}
+	announce_commit(event == XACT_EVENT_COMMIT ?
+					CACHE_COMMIT_DONE : CACHE_COMMIT_ABORTED);
+}
+
 /* The transaction callback (core_hooks.c): the two bumps around a commit. */
 void
 CacheXactEvent(XactEvent event)
@@ -211,25 +240,14 @@ CacheXactEvent(XactEvent event)
 			if (IsLogicalWorker())
 				CacheNoteGlobalWrite();
 			if (CacheCounterSetCount(CacheWrittenCounters()) > 0 || CacheWroteGlobal())
-			{
-				announce_commit(CACHE_COMMIT_BEGIN);
-				bump_before_commit();
-				log_invalidations();
-				SfcTestHoldOnAdvisoryLock(cache_test_hold_commit_lock);
-			}
+				begin_commit();
 			break;
 		case XACT_EVENT_COMMIT:
 		case XACT_EVENT_ABORT:
 		case XACT_EVENT_PREPARE:
 			CacheInheritanceXactBump(true);
-			if (bumped_pre_commit)
-			{
-				bump_after_commit(event == XACT_EVENT_COMMIT);
-				if (event == XACT_EVENT_COMMIT)
-					report_invalidations();
-			}
-			announce_commit(event == XACT_EVENT_COMMIT ?
-							CACHE_COMMIT_DONE : CACHE_COMMIT_ABORTED);
+			if (bumped_pre_commit || commit_announced)
+				end_commit(event);
 			forget_transaction();
 			break;
 		default:

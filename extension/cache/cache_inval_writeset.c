@@ -527,9 +527,9 @@ CacheWrittenTags(int *ntags)
 	return commit_tags_full ? NULL : commit_tags;
 }
 
-/* At the end of the transaction: forget what it wrote. */
-void
-CacheForgetWrites(void)
+/* Forget what the transaction wrote (not inlined: see CacheForgetWrites). */
+static pg_noinline void
+forget_writes(void)
 {
 	ListCell   *lc;
 
@@ -549,4 +549,18 @@ CacheForgetWrites(void)
 	n_commit_tags = 0;
 	commit_tags_full = false;
 	written_global = false;
+}
+
+/*
+ * At the end of the transaction: forget what it wrote. Most transactions
+ * wrote nothing tracked, and return here without saving a register.
+ */
+void
+CacheForgetWrites(void)
+{
+	if (written_relids != NIL || whole_relids != NIL || captured != NIL ||
+		plan_changed_relids != NIL || CacheCounterSetCount(&written_counters) > 0 ||
+		written_counters.table != NULL || written_tags > 0 || tags_overflowed ||
+		n_commit_tags > 0 || commit_tags_full || written_global)
+		forget_writes();
 }

@@ -33,6 +33,7 @@
 #include "mb/pg_wchar.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
+#include "storage/ipc.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
 #include "utils/acl.h"
@@ -195,15 +196,21 @@ const SfcShmemPart CacheStatsShmemPart = {
 };
 
 static StatementKey
-statement_key(uint64 queryid)
+statement_key_of(Oid userid, uint64 queryid)
 {
 	StatementKey key;
 
 	memset(&key, 0, sizeof(key));
 	key.dbid = MyDatabaseId;
-	key.userid = GetUserId();
+	key.userid = userid;
 	key.queryid = queryid;
 	return key;
+}
+
+static StatementKey
+statement_key(uint64 queryid)
+{
+	return statement_key_of(GetUserId(), queryid);
 }
 
 static LWLock *
@@ -217,8 +224,12 @@ statement_lock(uint32 hashcode)
  * its spinlock. Statements are created by CacheStatsRegisterStatement only.
  */
 #define WITH_STATEMENT(queryid, s, body) \
+	WITH_STATEMENT_OF(statement_key(queryid), s, body)
+
+/* The same, for a statement of the current database and the given key. */
+#define WITH_STATEMENT_OF(statementkey, s, body) \
 	do { \
-		StatementKey	key_ = statement_key(queryid); \
+		StatementKey	key_ = (statementkey); \
 		uint32		hash_ = statement_hash(&key_, sizeof(key_)); \
 		LWLock	   *lock_ = statement_lock(hash_); \
 		StatementStats	   *s; \
@@ -345,9 +356,41 @@ CacheStatsCount(CacheStat counter, uint64 queryid)
 #define COLD_SAMPLE_EVERY 64
 #define COLD_COST_SAMPLES_SERVED 3
 
-static inline void
-take_cold(StatementStats *s, bool *cold)
+/*
+ * A cold execution is asked for on every execution of a cold statement,
+ * where a visit to its shared entry (a partition lock, a hash lookup, a
+ * spinlock) was a quarter of what sfcache added to a primary-key SELECT's
+ * cost (bench/callgrind-select). So a backend takes a lease: the visit
+ * that takes a cold execution also takes up to COLD_LEASE - 1 more, never
+ * the next sample's nor past the cold run, which the backend then runs
+ * without a visit. They are counted into the statement's bypasses at the
+ * backend's next visit to it, when it reads sfcache.statements, or when
+ * it exits cleanly (a backend that is terminated loses its last few). A
+ * served sample that ends a cold run leaves other backends' leases to run
+ * out: up to COLD_LEASE - 1 more executions as planned each, which is
+ * always correct. One lease per slot, by query id; sfcache.reset() voids
+ * them.
+ */
+#define COLD_LEASE 16
+#define COLD_LEASE_SLOTS 16
+
+typedef struct ColdLease
 {
+	uint64		queryid;
+	Oid			userid;
+	uint32		resets;			/* stats->resets when it was taken */
+	uint32		left;			/* cold executions still to run */
+	uint32		uncounted;		/* run, not yet in the statement's bypasses */
+} ColdLease;
+
+static ColdLease cold_leases[COLD_LEASE_SLOTS];
+static bool cold_leases_counted_at_exit = false;
+
+static inline void
+take_cold(StatementStats *s, bool *cold, uint32 *leased)
+{
+	uint32		to_sample;
+
 	if (s->cold_left == 0)
 		return;
 	s->cold_left--;
@@ -356,6 +399,10 @@ take_cold(StatementStats *s, bool *cold)
 	s->bypasses++;
 	s->last_bypass = CACHE_BYPASS_COLD;
 	*cold = true;
+	to_sample = COLD_SAMPLE_EVERY - 1 - s->cold_sampled % COLD_SAMPLE_EVERY;
+	*leased = Min(Min(COLD_LEASE - 1, s->cold_left), to_sample);
+	s->cold_left -= *leased;
+	s->cold_sampled += *leased;
 }
 
 /*
@@ -496,21 +543,86 @@ CacheStatsFollowVerdict(uint64 queryid)
 	return verdict;
 }
 
+/* Count a lease's executions run so far into its statement. */
+static void
+count_lease(ColdLease *lease)
+{
+	if (lease->uncounted > 0 && lease->resets == pg_atomic_read_u32(&stats->resets))
+		WITH_STATEMENT_OF(statement_key_of(lease->userid, lease->queryid), s,
+						  s->bypasses += lease->uncounted);
+	lease->uncounted = 0;
+}
+
+/* Every lease's executions so far, into their statements. */
+static void
+count_leases(void)
+{
+	for (int i = 0; i < COLD_LEASE_SLOTS; i++)
+		count_lease(&cold_leases[i]);
+}
+
+/* At a clean exit (see COLD_LEASE; not after an error, which may hold locks). */
+static void
+count_leases_at_exit(int code, Datum arg)
+{
+	if (code == 0)
+		count_leases();
+}
+
+/*
+ * The visit that takes a cold execution and a lease on the next ones, or
+ * finds the statement warm; counts what the lease's slot held before.
+ * Apart from CacheStatsTakeCold(), whose lease path then saves no
+ * registers.
+ */
+static pg_noinline bool
+take_cold_lease(ColdLease *lease, uint64 queryid, Oid userid, uint32 resets)
+{
+	uint32		leased = 0;
+	bool		cold = false;
+
+	if (lease->queryid != queryid || lease->userid != userid)
+		count_lease(lease);
+	else if (lease->resets != resets)
+		lease->uncounted = 0;
+	WITH_STATEMENT(queryid, s, (s->bypasses += lease->uncounted,
+								take_cold(s, &cold, &leased)));
+	if (!cold_leases_counted_at_exit)
+	{
+		before_shmem_exit(count_leases_at_exit, (Datum) 0);
+		cold_leases_counted_at_exit = true;
+	}
+	lease->queryid = queryid;
+	lease->userid = userid;
+	lease->resets = resets;
+	lease->left = leased;
+	lease->uncounted = 0;
+	return cold;
+}
+
 /*
  * Is the statement cold (cache_cold.c)? Then this execution counts as a
- * bypass, in the same visit.
+ * bypass: from the backend's lease, or in the visit that takes one.
  */
 bool
 CacheStatsTakeCold(uint64 queryid)
 {
-	bool		cold = false;
+	ColdLease  *lease = &cold_leases[queryid % COLD_LEASE_SLOTS];
+	Oid			userid = GetUserId();
+	uint32		resets = pg_atomic_read_u32(&stats->resets);
 
 	if (queryid == 0)
 		return false;
-	WITH_STATEMENT(queryid, s, take_cold(s, &cold));
-	if (cold)
-		pg_atomic_fetch_add_u64(&stats->bypasses[CACHE_BYPASS_COLD], 1);
-	return cold;
+	if (lease->queryid == queryid && lease->userid == userid &&
+		lease->resets == resets && lease->left > 0)
+	{
+		lease->left--;
+		lease->uncounted++;
+	}
+	else if (!take_cold_lease(lease, queryid, userid, resets))
+		return false;
+	pg_atomic_fetch_add_u64(&stats->bypasses[CACHE_BYPASS_COLD], 1);
+	return true;
 }
 
 /*
@@ -891,6 +1003,8 @@ put_statement_rows(FunctionCallInfo fcinfo, StatementRowFn put_row)
 	HASH_SEQ_STATUS seq;
 	StatementStats *s;
 
+	/* this backend's own cold executions are counted (COLD_LEASE) */
+	count_leases();
 	InitMaterializedSRF(fcinfo, 0);
 	for (int i = 0; i < SHAPE_PARTITIONS; i++)
 		LWLockAcquire(&stats->locks[i].lock, LW_SHARED);

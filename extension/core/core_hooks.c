@@ -394,6 +394,9 @@ sfc_object_access(ObjectAccessType access, Oid classId, Oid objectId,
 {
 	if (prev_object_access)
 		prev_object_access(access, classId, objectId, subId, arg);
+	/* lookups, on every statement, not changes */
+	if (access == OAT_NAMESPACE_SEARCH || access == OAT_FUNCTION_EXECUTE)
+		return;
 	SfcExtensionObjectAccess(access, classId, objectId);
 	if (access == OAT_DROP && classId == DatabaseRelationId)
 		dropped_database = objectId;

@@ -16,6 +16,33 @@ SET sfcache.advice_sample_rate = 1;
 SET sfcache.advice_sample_rate = 0;
 SELECT count(*) FROM "lms_announcement" WHERE "lms_announcement"."scope_ids" @> '[12]'::jsonb;
 SELECT count(*) AS recorded FROM sfcache.advice_quals;
+
+-- A rate between 0 and 1 draws each statement with that probability (as
+-- a count of losing draws, drawn once per sample: advice_hooks.c). 2,000
+-- statements at 0.25: about 500 sampled (standard deviation 19; one in
+-- five would be 400). The count is drawn again when the rate changes: 400
+-- statements at 0.5 after one at 0.001 are sampled about 200 times, not
+-- hardly ever.
+SET sfcache.advice_sample_rate = 0.25;
+\set ECHO none
+\o /dev/null
+SELECT 'SELECT count(*) FROM "lms_announcement" WHERE "lms_announcement"."scope_ids" @> ''[13]''::jsonb'
+FROM generate_series(1, 2000) \gexec
+\o
+\set ECHO all
+SELECT calls BETWEEN 420 AND 580 AS about_a_quarter FROM sfcache.advice_quals;
+SELECT sfcache.advice_reset();
+SET sfcache.advice_sample_rate = 0.001;
+SELECT count(*) FROM "lms_announcement" WHERE "lms_announcement"."scope_ids" @> '[13]'::jsonb;
+SET sfcache.advice_sample_rate = 0.5;
+\set ECHO none
+\o /dev/null
+SELECT 'SELECT count(*) FROM "lms_announcement" WHERE "lms_announcement"."scope_ids" @> ''[13]''::jsonb'
+FROM generate_series(1, 400) \gexec
+\o
+\set ECHO all
+SELECT calls BETWEEN 140 AND 260 AS about_half FROM sfcache.advice_quals;
+SELECT sfcache.advice_reset();
 SET sfcache.advice_sample_rate = 1;
 
 -- The dashboard's statements, as Django writes them.

@@ -176,7 +176,43 @@ SELECT * FROM cold_row('SELECT v FROM cold_item WHERE id = $1 AND%');
 -- sfcache.enable_test_holds refuses it (001_preload.pl).
 
 SELECT reason, statements > 0 AS counted FROM sfcache.bypass_counts() WHERE reason = 'cold statement';
+
+-- A backend takes a cold statement's executions in leases of up to 16
+-- (cache_stats.c): those it runs reach the statement's bypasses when it
+-- reads sfcache.statements (as above), at its next visit, or when it
+-- exits. Cold after 20 distinct keys, then 10 more run cold: another
+-- backend sees all 30 once this one has exited.
+SET sfcache.cold_after = 20;
+SELECT sfcache.reset();
+\set ECHO none
+\o /dev/null
+SELECT format('SELECT v FROM cold_item WHERE id = %s', g) FROM generate_series(3001, 3030) g \gexec
+\o
+\set ECHO all
+CREATE FUNCTION cold_backend_gone(p int) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+	FOR i IN 1..3000 LOOP
+		PERFORM pg_stat_clear_snapshot();
+		IF NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE pid = p) THEN
+			RETURN true;
+		END IF;
+		PERFORM pg_sleep(0.01);
+	END LOOP;
+	RETURN false;
+END $$;
+SELECT pg_backend_pid() AS cold_pid \gset
+\c
+SELECT cold_backend_gone(:cold_pid);
+SELECT * FROM cold_row('SELECT v FROM cold_item WHERE id =%');
+-- sfcache.reset() voids a lease: the statement starts warm, so the
+-- execution after it goes through the cache (a leader, no bypass).
+SET sfcache.cold_after = 20;
+SELECT v FROM cold_item WHERE id = 3031;
+SELECT sfcache.reset();
+SELECT v FROM cold_item WHERE id = 3032;
+SELECT * FROM cold_row('SELECT v FROM cold_item WHERE id =%');
 RESET sfcache.cold_after;
 DROP FUNCTION cold_row(text);
 DROP FUNCTION cold_alternating(int);
+DROP FUNCTION cold_backend_gone(int);
 DROP TABLE cold_item;
