@@ -31,7 +31,8 @@
  * by its parameters (the simple protocol has none), by its text (an SQL
  * EXECUTE's client string is not the prepared statement's), and, for an
  * extended-protocol Bind of a statement without parameters, by the
- * unnamed portal Bind creates before it asks for the plan (a Bind to a
+ * unnamed portal Bind creates before it asks for the plan (looked for only
+ * in a backend that has parsed an extended-protocol statement; a Bind to a
  * named portal without parameters is not told apart: its new plan is
  * PostgreSQL's, run and counted as without sfcache until the plan cache
  * drops it).
@@ -68,6 +69,14 @@ static const char *analyzed_string = NULL;
 static uint64 counted_cold_query = 0;
 
 /*
+ * Has this backend analysed a statement with a parameter hook, as every
+ * extended-protocol Parse is? Only then can a plan be asked for under a
+ * Bind: a backend that only ever used the simple protocol skips the look
+ * at the portals (a hash lookup on every cold execution).
+ */
+static bool parsed_with_parameters = false;
+
+/*
  * post_parse_analyze (core_hooks.c): the query a one-shot plan would plan,
  * unless it has parameters or is not the client's string (the plan cache
  * analysing a prepared statement again).
@@ -75,6 +84,8 @@ static uint64 counted_cold_query = 0;
 void
 CacheColdNoteAnalyzed(ParseState *pstate, Query *query)
 {
+	if (pstate->p_paramref_hook != NULL)
+		parsed_with_parameters = true;
 	if (cache_cold_after <= 0 || query->commandType != CMD_SELECT)
 		return;
 	if (pstate->p_paramref_hook != NULL || pstate->p_sourcetext != debug_query_string)
@@ -114,7 +125,7 @@ CacheColdPlansAsUsual(Query *parse, bool generic, bool *decided)
 	if (!*decided || !CacheStatsTakeCold(parse->queryId))
 		return false;
 	/* counted; but a plan the plan cache keeps is made as a cache plan */
-	if (generic && binding_unnamed_portal())
+	if (generic && parsed_with_parameters && binding_unnamed_portal())
 	{
 		*decided = false;
 		counted_cold_query = parse->queryId;
