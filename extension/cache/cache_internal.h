@@ -394,6 +394,7 @@ typedef struct CachedResult
 	uint64		waited_us;		/* set by CacheSingleflightBegin: time spent
 								 * waiting for leaders */
 	instr_time	started;		/* when the execution began its lookup */
+	uint64		planning_us;	/* making its one-shot cache plan (0: none) */
 } CachedResult;
 
 /* entries per blanked key of a statement with validity windows */
@@ -507,7 +508,8 @@ extern uint32 CacheStatsRunMean(uint64 queryid);
 extern void CacheStatsNoteTierTime(uint64 us);
 extern uint64 CacheStatsTierMean(void);
 extern bool CacheColdPlansAsUsual(Query *parse, bool generic, bool *decided);
-extern void CacheColdNoteDecided(const PlannedStmt *stmt);
+extern void CacheColdNoteDecided(const PlannedStmt *stmt, uint64 planning_us);
+extern uint64 CacheColdPlanningUs(const PlannedStmt *stmt);
 extern void CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us,
 							 uint64 window_us, uint64 cost_us);
 extern void CacheStatsBypass(CacheBypass why, uint64 queryid);

@@ -289,6 +289,7 @@ CachePlanStatement(Query *parse, const char *query_string, bool generic, int cur
 {
 	PlannedStmt *plan;
 	bool		decided;
+	instr_time	started;
 
 	if (parse->commandType != CMD_SELECT || !is_client_statement(query_string) ||
 		!SfcExtensionActive())
@@ -305,9 +306,17 @@ CachePlanStatement(Query *parse, const char *query_string, bool generic, int cur
 		forget_planned_bypass(parse->queryId);
 		return NULL;
 	}
+	if (decided)
+		INSTR_TIME_SET_CURRENT(started);
 	plan = plan_client_select(parse, query_string, generic, cursorOptions);
 	if (plan != NULL && decided)
-		CacheColdNoteDecided(plan);
+	{
+		instr_time	made;
+
+		INSTR_TIME_SET_CURRENT(made);
+		INSTR_TIME_SUBTRACT(made, started);
+		CacheColdNoteDecided(plan, (uint64) INSTR_TIME_GET_MICROSEC(made));
+	}
 	return plan;
 }
 

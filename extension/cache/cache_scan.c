@@ -67,6 +67,7 @@ typedef struct CacheScanState
 								 * saved by a hit or a follower */
 	uint64		window_us;		/* a leader's windows, after its run */
 	uint64		waited_us;		/* waiting for leaders */
+	uint64		planning_us;	/* making its one-shot cache plan */
 	instr_time	started;		/* its lookup began */
 	/* validity windows (cache_window.c) */
 	CacheWindowProbe *probe;	/* this execution's windowed constants */
@@ -278,9 +279,10 @@ us_since(instr_time *start)
 }
 
 /*
- * What a leader spent working in the cache besides its own run: its key,
- * lookup, windows and store; not its waits for other leaders, which are no
- * work (sfcache.cold_after weighs it, cache_stats.c).
+ * What a leader spent working in the cache besides its own run: its
+ * one-shot cache plan, key, lookup, windows and store; not its waits for
+ * other leaders, which are no work (sfcache.cold_after weighs it,
+ * cache_stats.c).
  */
 static uint64
 time_in_cache(CacheScanState *state)
@@ -288,7 +290,7 @@ time_in_cache(CacheScanState *state)
 	uint64		other = state->exec_us + state->waited_us;
 	uint64		total = us_since(&state->started);
 
-	return total > other ? total - other : 0;
+	return (total > other ? total - other : 0) + state->planning_us;
 }
 
 /*
@@ -542,6 +544,7 @@ resolve(CacheScanState *state)
 
 	state->resolved = true;
 	INSTR_TIME_SET_CURRENT(state->started);
+	state->planning_us = CacheColdPlanningUs(state->css.ss.ps.state->es_plannedstmt);
 	if (!SfcExtensionActive())
 	{
 		/* dropped since this plan was made: as if there were no sfcache */
@@ -571,6 +574,7 @@ resolve(CacheScanState *state)
 	}
 	key = CacheKeyWithParams(state->priv.key, params, windowed_params);
 	result.started = state->started;
+	result.planning_us = state->planning_us;
 	result.want_datarows = state->send_datarows;
 	result.want_both = state->may_run_again;
 	state->outcome = CacheSingleflightBegin(key, &entry_key, queryid, &result, state->probe,

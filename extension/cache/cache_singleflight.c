@@ -570,6 +570,7 @@ count_served(CacheStat outcome, uint64 queryid, const CacheWindowProbe *probe,
 		work_us = (int64) INSTR_TIME_GET_MICROSEC(now);
 		if (waited_from != 0)
 			work_us -= GetCurrentTimestamp() - waited_from;
+		work_us = Max(work_us, 0) + (int64) result->planning_us;
 	}
 	CacheStatsServed(outcome, probe != NULL && probe->by_window, queryid, result->exec_us,
 					 (uint64) Max(work_us, 0));

@@ -330,7 +330,7 @@ CacheStatsCount(CacheStat counter, uint64 queryid)
  * saved: its hits saved a leader's run each (the window's leaders' mean),
  * and every execution through the cache worked where a cold one does not
  * (a hit on its key and lookup, a leader on its key, lookup, windows and
- * store). Waits for leaders are not counted: a waiting backend leaves the
+ * store; either on its cache plan when it was made for it alone). Waits for leaders are not counted: a waiting backend leaves the
  * cores to others, and a follower waits at most a run it would have made
  * (cache_singleflight.c stops following leaders whose windows rarely
  * hold their followers). A window served too rarely makes the statement
@@ -346,7 +346,8 @@ CacheStatsCount(CacheStat counter, uint64 queryid)
  * cold execution in COLD_SAMPLE_EVERY still goes through the cache: a
  * served one ends a cold run that was served too rarely, and
  * COLD_COST_SAMPLES_SERVED served in a row end one that was too costly
- * (its samples are served now and then by design): a herd of identical
+ * (its samples are served now and then by design, a quarter or more: with
+ * three in a row, chance ended such runs early): a herd of identical
  * executions of a statement that was cold is coalesced after a few
  * samples (the first stores, past admission, the next is a hit), not
  * after the cold run.
@@ -354,7 +355,7 @@ CacheStatsCount(CacheStat counter, uint64 queryid)
 #define COLD_RUNS_PER_WINDOW 15
 #define COLD_MAX_DOUBLINGS 3
 #define COLD_SAMPLE_EVERY 64
-#define COLD_COST_SAMPLES_SERVED 3
+#define COLD_COST_SAMPLES_SERVED 8
 
 /*
  * A cold execution is asked for on every execution of a cold statement,

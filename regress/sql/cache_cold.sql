@@ -140,27 +140,28 @@ RESET plan_cache_mode;
 -- a store slower than the query; here sfcache.test_added_cache_time adds
 -- a second to each execution's time in the cache), in two windows in a
 -- row: one costly window is not enough (on a busy server one in ten of a
--- statement that pays comes out so). Two keys in turn: 18 of the first
--- window's 20 are hits, all of the second's (a hit then saved the last
--- window's mean run), and the statement is cold for 300. Its samples are
--- hits: the first two do not end this cold run (a costly statement's
--- samples are served now and then), the third in a row does: 189
--- bypasses, not 63.
+-- statement that pays comes out so). Two keys in turn, windows of 40: 38
+-- of the first window's 40 are hits, all of the second's (a hit then saved
+-- the last window's mean run), and the statement is cold for 600. Its
+-- samples are hits: seven in a row do not end this cold run (a costly
+-- statement's samples are served now and then, a third of them or more),
+-- the eighth in a row does (a herd): 504 bypasses, not 63.
 CREATE FUNCTION cold_alternating(n int) RETURNS SETOF text LANGUAGE sql AS
 $$SELECT format('SELECT v FROM cold_item WHERE id = %s AND v <> %L', 800 + g % 2, 'x')
   FROM generate_series(1, n) g$$;
+SET sfcache.cold_after = 40;
 SET sfcache.test_added_cache_time = '1s';
 \set ECHO none
 \o /dev/null
-SELECT cold_alternating(40) \gexec
+SELECT cold_alternating(80) \gexec
 \o
 \set ECHO all
--- two windows: 38 hits, not cold yet (one costly window would have made
--- the second's 20 bypasses)
+-- two windows: 78 hits, not cold yet (one costly window would have made
+-- the second's 40 bypasses)
 SELECT * FROM cold_row('SELECT v FROM cold_item WHERE id = $1 AND%');
 \set ECHO none
 \o /dev/null
-SELECT cold_alternating(192) \gexec
+SELECT cold_alternating(512) \gexec
 \o
 \set ECHO all
 SELECT * FROM cold_row('SELECT v FROM cold_item WHERE id = $1 AND%');
