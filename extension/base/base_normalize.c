@@ -63,6 +63,13 @@ static HTAB *remembered = NULL;
 #define RECENT_REMEMBERED	64
 static uint64 recent_remembered[RECENT_REMEMBERED];
 
+/* queryid's place there (unsigned: Query.queryId is an int64 from 18 on) */
+static inline uint64 *
+recent_slot(uint64 queryid)
+{
+	return &recent_remembered[queryid % RECENT_REMEMBERED];
+}
+
 void
 SfcNormalizeInit(void)
 {
@@ -361,7 +368,7 @@ remember_text(const char *source, Query *query, const JumbleState *jstate)
 
 	if (remembered != NULL && hash_search(remembered, &query->queryId, HASH_FIND, NULL) != NULL)
 	{
-		recent_remembered[query->queryId % RECENT_REMEMBERED] = query->queryId;
+		*recent_slot(query->queryId) = query->queryId;
 		return;
 	}
 	if (location <= 0 && length <= 0 &&
@@ -375,7 +382,7 @@ remember_text(const char *source, Query *query, const JumbleState *jstate)
 	r = hash_search(remembered, &query->queryId, HASH_ENTER, &found);
 	r->normalized = kept_copy(normalized);
 	r->literal = kept_copy(span);
-	recent_remembered[query->queryId % RECENT_REMEMBERED] = query->queryId;
+	*recent_slot(query->queryId) = query->queryId;
 	pfree(normalized);
 	pfree(span);
 }
@@ -388,7 +395,7 @@ void
 SfcRememberStatementText(const char *source, Query *query, const JumbleState *jstate)
 {
 	if (jstate == NULL || query->queryId == 0 || source == NULL ||
-		recent_remembered[query->queryId % RECENT_REMEMBERED] == query->queryId)
+		*recent_slot(query->queryId) == (uint64) query->queryId)
 		return;
 	remember_text(source, query, jstate);
 }

@@ -141,35 +141,10 @@ CacheColdPlansAsUsual(Query *parse, bool generic, bool *decided)
  */
 static const PlannedStmt *decided_plan = NULL;
 
-/*
- * The same plan until its execution looks at it, and how long its making
- * took: a one-shot cache plan is work in the cache that PostgreSQL's own
- * plan would not have cost (a miss plans the child besides, as its run),
- * and the cold verdict weighs it with the execution's other work in the
- * cache (its key, lookup, windows, store). Without it, a statement whose
- * hits about paid for the ledger's part paid for the cache plans on top,
- * and was measured at 0.82-0.9x PostgreSQL without sfcache (bench/windows,
- * 3M rows with indexes, `now` at random): its windows' verdicts fell on
- * either side, so it went through the cache a quarter of the time.
- */
-static const PlannedStmt *timed_plan = NULL;
-static uint64 timed_plan_us = 0;
-
 void
-CacheColdNoteDecided(const PlannedStmt *stmt, uint64 planning_us)
+CacheColdNoteDecided(const PlannedStmt *stmt)
 {
-	decided_plan = timed_plan = stmt;
-	timed_plan_us = planning_us;
-}
-
-/* The making of stmt, if it is the one-shot cache plan just made; once. */
-uint64
-CacheColdPlanningUs(const PlannedStmt *stmt)
-{
-	if (stmt != timed_plan)
-		return 0;
-	timed_plan = NULL;
-	return timed_plan_us;
+	decided_plan = stmt;
 }
 
 /*
@@ -183,13 +158,12 @@ CacheColdExecutorStart(QueryDesc *queryDesc, int eflags)
 	PlannedStmt *stmt = queryDesc->plannedstmt;
 	PlannedStmt *child;
 
+	(void) CacheStatsPlanMadeUs(stmt, false);
 	if (stmt == decided_plan)
 	{
 		decided_plan = NULL;
 		return;
 	}
-	/* another plan starts: the one timed never ran (its memory may be reused) */
-	timed_plan = NULL;
 	if (cache_cold_after <= 0 || stmt->commandType != CMD_SELECT ||
 		stmt->planTree == NULL || !IsA(stmt->planTree, CustomScan) ||
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) || queryDesc->instrument_options != 0 ||

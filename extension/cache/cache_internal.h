@@ -508,8 +508,9 @@ extern uint32 CacheStatsRunMean(uint64 queryid);
 extern void CacheStatsNoteTierTime(uint64 us);
 extern uint64 CacheStatsTierMean(void);
 extern bool CacheColdPlansAsUsual(Query *parse, bool generic, bool *decided);
-extern void CacheColdNoteDecided(const PlannedStmt *stmt, uint64 planning_us);
-extern uint64 CacheColdPlanningUs(const PlannedStmt *stmt);
+extern void CacheColdNoteDecided(const PlannedStmt *stmt);
+extern void CacheStatsNotePlanMade(const PlannedStmt *stmt, uint64 us);
+extern uint64 CacheStatsPlanMadeUs(const PlannedStmt *stmt, bool take);
 extern void CacheStatsLeader(CacheBypass why, uint64 queryid, uint64 exec_us,
 							 uint64 window_us, uint64 cost_us);
 extern void CacheStatsBypass(CacheBypass why, uint64 queryid);

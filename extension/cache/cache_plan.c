@@ -315,7 +315,8 @@ CachePlanStatement(Query *parse, const char *query_string, bool generic, int cur
 
 		INSTR_TIME_SET_CURRENT(made);
 		INSTR_TIME_SUBTRACT(made, started);
-		CacheColdNoteDecided(plan, (uint64) INSTR_TIME_GET_MICROSEC(made));
+		CacheColdNoteDecided(plan);
+		CacheStatsNotePlanMade(plan, (uint64) INSTR_TIME_GET_MICROSEC(made));
 	}
 	return plan;
 }

@@ -544,7 +544,7 @@ resolve(CacheScanState *state)
 
 	state->resolved = true;
 	INSTR_TIME_SET_CURRENT(state->started);
-	state->planning_us = CacheColdPlanningUs(state->css.ss.ps.state->es_plannedstmt);
+	state->planning_us = CacheStatsPlanMadeUs(state->css.ss.ps.state->es_plannedstmt, true);
 	if (!SfcExtensionActive())
 	{
 		/* dropped since this plan was made: as if there were no sfcache */

@@ -602,6 +602,48 @@ take_cold_lease(ColdLease *lease, uint64 queryid, Oid userid, uint32 resets)
 }
 
 /*
+ * The one-shot cache plan made last (the simple protocol's, a custom
+ * plan: cache_plan.c), and how long its making took, until its execution
+ * takes it into its time in the cache: work that PostgreSQL's own plan
+ * would not have cost (a miss plans the child besides, as its run). Left
+ * out, a statement whose hits about paid for the rest of the ledger paid
+ * for its cache plans on top: Django's statement on 3M rows with indexes
+ * and `now` at random (bench/windows) ran at 0.82-0.9x PostgreSQL without
+ * sfcache, its windows' verdicts falling on either side of even, a
+ * quarter of its executions through the cache.
+ */
+static const PlannedStmt *plan_made = NULL;
+static uint64 plan_made_us = 0;
+
+void
+CacheStatsNotePlanMade(const PlannedStmt *stmt, uint64 us)
+{
+	plan_made = stmt;
+	plan_made_us = us;
+}
+
+/*
+ * An execution of stmt starts (take false: ExecutorStart, cache_cold.c)
+ * or looks its key up (take: the making's time, once). Another plan
+ * starting forgets the one made: that one never ran, and its memory may be
+ * reused.
+ */
+uint64
+CacheStatsPlanMadeUs(const PlannedStmt *stmt, bool take)
+{
+	uint64		us = 0;
+
+	if (stmt != plan_made)
+		plan_made = NULL;
+	else if (take)
+	{
+		us = plan_made_us;
+		plan_made = NULL;
+	}
+	return us;
+}
+
+/*
  * Is the statement cold (cache_cold.c)? Then this execution counts as a
  * bypass: from the backend's lease, or in the visit that takes one.
  */
