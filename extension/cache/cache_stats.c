@@ -330,8 +330,9 @@ CacheStatsCount(CacheStat counter, uint64 queryid)
  * saved: its hits saved a leader's run each (the window's leaders' mean),
  * and every execution through the cache worked where a cold one does not
  * (a hit on its key and lookup, a leader on its key, lookup, windows and
- * store; either on its cache plan when it was made for it alone). Waits for leaders are not counted: a waiting backend leaves the
- * cores to others, and a follower waits at most a run it would have made
+ * store; either on its cache plan when it was made for it alone). Waits
+ * for leaders are not counted: a waiting backend leaves the cores to
+ * others, and a follower waits at most a run it would have made
  * (cache_singleflight.c stops following leaders whose windows rarely
  * hold their followers). A window served too rarely makes the statement
  * cold, and so does the second costly window in a row: the time in the
