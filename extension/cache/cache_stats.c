@@ -370,8 +370,8 @@ CacheStatsCount(CacheStat counter, uint64 queryid)
  * it exits cleanly (a backend that is terminated loses its last few). A
  * served sample that ends a cold run leaves other backends' leases to run
  * out: up to COLD_LEASE - 1 more executions as planned each, which is
- * always correct. One lease per slot, by query id; sfcache.reset() voids
- * them.
+ * always correct (regress/specs/cold_leases.spec). One lease per slot, by
+ * query id; sfcache.reset() voids them.
  */
 #define COLD_LEASE 16
 #define COLD_LEASE_SLOTS 16
